@@ -1,0 +1,81 @@
+//! Errors at the edges of the simulator: configuration, traces, files.
+//!
+//! Inside the core a broken invariant is a bug and panics with a message naming the invariant;
+//! everything a user can get wrong (a malformed trace line, a config that contradicts itself, an
+//! unknown policy name) is an [`Error`] that names the file, line and field, so the CLI can print
+//! it and exit non-zero.
+
+use std::fmt;
+use std::path::Path;
+
+/// Where a piece of input came from: a file and, when known, a line and a field.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Location {
+    pub file: String,
+    pub line: Option<u64>,
+    pub field: Option<String>,
+}
+
+impl Location {
+    pub fn file(path: impl AsRef<Path>) -> Self {
+        Location { file: path.as_ref().display().to_string(), line: None, field: None }
+    }
+    pub fn line(path: impl AsRef<Path>, line: u64) -> Self {
+        Location { file: path.as_ref().display().to_string(), line: Some(line), field: None }
+    }
+    pub fn with_field(mut self, field: impl Into<String>) -> Self {
+        self.field = Some(field.into());
+        self
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file)?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+        }
+        if let Some(field) = &self.field {
+            write!(f, ": field `{field}`")?;
+        }
+        Ok(())
+    }
+}
+
+/// Every error a user can cause.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Malformed input at a known place (trace line, config key).
+    #[error("{at}: {msg}")]
+    Input { at: Location, msg: String },
+    /// A configuration that is well-formed but impossible or self-contradictory.
+    #[error("invalid configuration: `{key}`: {msg}")]
+    Config { key: String, msg: String },
+    /// A name that is not in a registry; lists the valid ones.
+    #[error("unknown {kind} `{name}`; valid: {}", valid.join(", "))]
+    UnknownName { kind: &'static str, name: String, valid: Vec<&'static str> },
+    /// A file that cannot be opened or read.
+    #[error("{path}: {source}")]
+    Io { path: String, source: std::io::Error },
+    /// The simulated device ran out of reclaimable space (logical data fills physical space).
+    #[error("device full: {0}")]
+    DeviceFull(String),
+}
+
+impl Error {
+    pub fn input(at: Location, msg: impl Into<String>) -> Self {
+        Error::Input { at, msg: msg.into() }
+    }
+    pub fn config(key: impl Into<String>, msg: impl Into<String>) -> Self {
+        Error::Config { key: key.into(), msg: msg.into() }
+    }
+    pub fn io(path: impl AsRef<Path>, source: std::io::Error) -> Self {
+        Error::Io { path: path.as_ref().display().to_string(), source }
+    }
+    pub fn unknown(kind: &'static str, name: &str, valid: Vec<&'static str>) -> Self {
+        Error::UnknownName { kind, name: name.to_string(), valid }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

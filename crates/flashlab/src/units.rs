@@ -1,0 +1,88 @@
+//! Units: byte sizes with suffixes ("4KiB", "8GiB", "512"), durations, and the newtypes for
+//! addresses used at API boundaries. Hot arrays store raw `u32`s; these types keep the APIs honest.
+
+use serde::{Deserialize, Deserializer};
+
+/// Logical page number (host address space, in pages).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Lpn(pub u64);
+
+/// Physical page number: `segment * pages_per_segment + offset` (see `nand::Geometry`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Ppn(pub u32);
+
+/// Nanoseconds on the simulation clock.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Nanos(pub u64);
+
+/// Parse a byte size: a plain integer (bytes) or a number with a unit suffix:
+/// B, KiB/MiB/GiB/TiB (powers of 1024), K/M/G/T and KB/MB/GB/TB (also powers of 1024, as
+/// storage tools such as fio use them), sectors are not accepted here.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    if num.is_empty() {
+        return Err(format!("`{text}` is not a size (expected e.g. 4096, 4KiB, 8GiB)"));
+    }
+    let value: f64 = num.parse().map_err(|_| format!("`{text}` is not a size"))?;
+    let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        "t" | "tb" | "tib" => 1 << 40,
+        other => return Err(format!("`{text}`: unknown size unit `{other}` (use B, KiB, MiB, GiB, TiB)")),
+    };
+    let bytes = value * mult as f64;
+    if !bytes.is_finite() || bytes < 0.0 || bytes > u64::MAX as f64 {
+        return Err(format!("`{text}` is out of range"));
+    }
+    if bytes.fract() != 0.0 {
+        return Err(format!("`{text}` is not a whole number of bytes"));
+    }
+    Ok(bytes as u64)
+}
+
+/// A byte size in configuration: accepts an integer or a string with a unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ByteSize(pub u64);
+
+impl<'de> Deserialize<'de> for ByteSize {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Int(i64),
+            Text(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::Int(n) if n >= 0 => Ok(ByteSize(n as u64)),
+            Raw::Int(n) => Err(serde::de::Error::custom(format!("size must not be negative (got {n})"))),
+            Raw::Text(s) => parse_size(&s).map(ByteSize).map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+impl serde::Serialize for ByteSize {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_units() {
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("4KiB"), Ok(4096));
+        assert_eq!(parse_size("8GiB"), Ok(8 << 30));
+        assert_eq!(parse_size("1.5MiB"), Ok(3 << 19));
+        assert_eq!(parse_size(" 2 G"), Ok(2 << 30));
+        assert!(parse_size("4 parsecs").unwrap_err().contains("unknown size unit"));
+        assert!(parse_size("KiB").is_err());
+        assert!(parse_size("0.3B").is_err());
+    }
+}

@@ -1,0 +1,65 @@
+//! Workload layer: the top of the stack. A [`Workload`] is a stream of host [`Request`]s in bytes,
+//! produced either by a generator (`gen/`, one file per generator) or by a trace reader
+//! (`trace/`, one file per format). Workloads never see the device; the host layer turns bytes
+//! into logical pages and applies the out-of-range policy.
+//!
+//! Fault model: a trace reader returns an [`Error`] naming file, line and field for every
+//! malformed record; it never panics and never silently skips a line it cannot parse.
+
+pub mod gen;
+pub mod trace;
+
+use crate::error::{Error, Location};
+
+/// What a request does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Op {
+    Read,
+    Write,
+    /// Discard / TRIM / unmap.
+    Trim,
+}
+
+/// One host request, in bytes, with its arrival time on the simulation clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Request {
+    /// Arrival time in ns from the start of the workload (0 for generators, which run closed-loop).
+    pub time_ns: u64,
+    pub op: Op,
+    /// Byte offset on the logical device.
+    pub offset: u64,
+    /// Length in bytes; always > 0.
+    pub len: u64,
+}
+
+/// A stream of requests. Streaming: implementations hold O(1) state, never a whole trace.
+pub trait Workload: Send {
+    /// The next request, `Ok(None)` at the end of the stream.
+    fn next_request(&mut self) -> Result<Option<Request>, Error>;
+
+    /// Where the most recent request came from (file and line for traces), so that errors
+    /// raised downstream (e.g. an address beyond capacity) can name it.
+    fn location(&self) -> Option<Location> {
+        None
+    }
+
+    /// Progress as (done, total) in any unit (bytes of file read, bytes of volume generated),
+    /// for progress bars. `None` when unknown.
+    fn progress(&self) -> Option<(u64, u64)> {
+        None
+    }
+}
+
+/// What a generator needs to know about the device and the run.
+#[derive(Clone, Debug)]
+pub struct GenContext {
+    /// Logical capacity of the device in bytes (the generator's address space).
+    pub capacity_bytes: u64,
+    /// Flash page size in bytes (the natural alignment of requests).
+    pub page_size: u64,
+    /// Seed for the generator's own RNG (derived from the run's seed).
+    pub seed: u64,
+    /// Name of the configuration source, for error messages (e.g. "configs/default.toml").
+    pub source: String,
+}
