@@ -1,1 +1,206 @@
-fn main() {}
+//! `flashlab`: the command-line front end. Thin: parses arguments, loads configuration, calls
+//! the library, prints and writes results, draws progress bars. No simulation logic here.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+use flashlab::{presets, sim, Config};
+use indicatif::{ProgressBar, ProgressStyle};
+
+mod bench;
+
+#[derive(Parser)]
+#[command(name = "flashlab", version, about = "Fast, deterministic, trace-driven NAND flash storage simulator")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run one simulation from a TOML config (a path, or the name of a shipped preset).
+    Run {
+        config: String,
+        /// Directory for results.json and series.csv.
+        #[arg(long, default_value = "out")]
+        out: PathBuf,
+        /// Override a config key, e.g. --set ftl.gc=fifo --set workload.theta=1.1
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
+        /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Trace tools.
+    Trace {
+        #[command(subcommand)]
+        cmd: TraceCmd,
+    },
+    /// List policies, workload generators, trace formats and presets.
+    List,
+    /// Run the benchmark presets and print rates (pages/s, MB/s, bytes per page).
+    Bench {
+        /// Fewer pages, for a quick look (figures are less stable).
+        #[arg(long)]
+        quick: bool,
+        #[arg(long)]
+        quiet: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum TraceCmd {
+    /// Records, read/write mix, size histogram, address span, footprint.
+    Stats {
+        file: PathBuf,
+        /// Trace format (default: detected); see `flashlab list`.
+        #[arg(long)]
+        format: Option<String>,
+        /// Keep only this device / volume / ASU / LUN.
+        #[arg(long)]
+        device: Option<u64>,
+        /// Page size for the footprint, in bytes.
+        #[arg(long, default_value_t = 4096)]
+        page_size: u64,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    match real_main() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn real_main() -> Result<()> {
+    match Cli::parse().cmd {
+        Cmd::Run { config, out, sets, quiet } => run(&config, &out, &sets, quiet),
+        Cmd::Trace { cmd: TraceCmd::Stats { file, format, device, page_size, json } } => {
+            let opts = flashlab::workload::trace::TraceOptions { path: file, format, device, time_scale: 1.0, time_unit: None };
+            let stats = flashlab::workload::trace::stats(&opts, page_size)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&stats)?);
+            } else {
+                println!("{stats}");
+            }
+            Ok(())
+        }
+        Cmd::List => {
+            list();
+            Ok(())
+        }
+        Cmd::Bench { quick, quiet } => bench::run(quick, quiet),
+    }
+}
+
+/// Load a config from a path, or from an embedded preset when no such file exists.
+pub fn load_config(name: &str, sets: &[String]) -> Result<Config> {
+    let path = Path::new(name);
+    if path.exists() {
+        return Ok(Config::load(path, sets)?);
+    }
+    match presets::find(name.trim_end_matches(".toml").trim_start_matches("configs/")) {
+        Some(p) => Ok(Config::from_toml_str(p.text, &format!("preset {}", p.name), sets)?),
+        None => {
+            let names: Vec<&str> = presets::PRESETS.iter().map(|p| p.name).collect();
+            anyhow::bail!("{name}: no such file, and not a preset (presets: {})", names.join(", "))
+        }
+    }
+}
+
+fn run(config: &str, out: &Path, sets: &[String], quiet: bool) -> Result<()> {
+    let cfg = load_config(config, sets)?;
+    let mut bar = Bar::new(quiet);
+    let results = sim::run(&cfg, &mut bar)?;
+    println!("{results}");
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let json = out.join("results.json");
+    std::fs::write(&json, results.to_json()).with_context(|| format!("writing {}", json.display()))?;
+    let csv = out.join("series.csv");
+    std::fs::write(&csv, results.series_csv()).with_context(|| format!("writing {}", csv.display()))?;
+    println!("results      {} and {}", json.display(), csv.display());
+    Ok(())
+}
+
+fn list() {
+    use flashlab::{buffer, ftl, host, workload};
+    println!("mapping schemes ([ftl] mapping):");
+    for m in ftl::MAPPINGS {
+        println!("  {:<16} {}", m.name, m.about);
+    }
+    println!("GC policies ([ftl] gc):");
+    for g in ftl::gc::GC_POLICIES {
+        println!("  {:<16} {}", g.name, g.about);
+    }
+    println!("buffer policies ([buffer] policy):");
+    for b in buffer::BUFFERS {
+        println!("  {:<16} {}", b.name, b.about);
+    }
+    println!("host layers ([host] layer):");
+    for h in host::HOST_LAYERS {
+        println!("  {:<16} {}", h.name, h.about);
+    }
+    println!("workload generators ([workload] kind):");
+    for g in workload::gen::GENERATORS {
+        println!("  {:<16} {}", g.name, g.about);
+    }
+    println!("  {:<16} {}", "trace", "replay a trace file (path, format, device, time_scale, time_unit)");
+    println!("trace formats ([workload] format, --format):");
+    for f in workload::trace::FORMATS {
+        println!("  {:<16} {}", f.name, f.about);
+    }
+    println!("presets (flashlab run NAME):");
+    for p in presets::PRESETS {
+        println!("  {:<16} {}", p.name, presets::about(p));
+    }
+}
+
+/// Progress bar on a terminal; silent otherwise or with --quiet.
+pub struct Bar {
+    bar: Option<ProgressBar>,
+    enabled: bool,
+}
+
+impl Bar {
+    pub fn new(quiet: bool) -> Self {
+        Bar { bar: None, enabled: !quiet && std::io::stderr().is_terminal() }
+    }
+}
+
+impl sim::Progress for Bar {
+    fn phase(&mut self, name: &str, total: u64) {
+        if !self.enabled {
+            return;
+        }
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+        let b = ProgressBar::new(total.max(1));
+        b.set_style(
+            ProgressStyle::with_template("{msg:32} [{bar:40}] {percent:>3}% eta {eta}")
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        b.set_message(name.to_string());
+        self.bar = Some(b);
+    }
+    fn update(&mut self, done: u64) {
+        if let Some(b) = &self.bar {
+            b.set_position(done);
+        }
+    }
+    fn finish(&mut self) {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+    }
+}

@@ -1,10 +1,23 @@
 //! flashlab: a fast, deterministic, trace-driven simulator of NAND flash storage.
 //!
 //! The stack, top to bottom (see ARCHITECTURE.md): workload → host → buffer → FTL (mapping,
-//! GC, allocator) → NAND → stats. The public API is "configuration in, results out".
+//! GC, allocator) → NAND → stats. The public API is "configuration in, results out":
+//! [`Config::load`] then [`sim::run`].
 
+pub mod buffer;
+pub mod config;
+pub mod device;
 pub mod error;
+pub mod ftl;
+pub mod host;
+pub mod nand;
+pub mod presets;
+pub mod results;
+pub mod sim;
+pub mod stats;
 pub mod units;
 pub mod workload;
 
+pub use config::Config;
 pub use error::{Error, Location, Result};
+pub use results::Results;

@@ -20,6 +20,14 @@ pub struct TraceOptions {
     pub time_unit: Option<String>,
 }
 
+impl TraceOptions {
+    /// Parse the `[workload]` table of a `kind = "trace"` config (without `kind`).
+    pub fn from_table(table: &toml::Table, source: &str) -> Result<TraceOptions, Error> {
+        let path = table.get("path").and_then(|v| v.as_str()).ok_or_else(|| Error::config("workload.path", format!("{source}: missing")))?;
+        Ok(TraceOptions { path: PathBuf::from(path), format: None, device: None, time_scale: 1.0, time_unit: None })
+    }
+}
+
 pub struct FormatEntry {
     pub name: &'static str,
     pub about: &'static str,
@@ -30,4 +38,16 @@ pub const FORMATS: &[FormatEntry] = &[];
 /// Open a trace as a streaming workload.
 pub fn open(opts: &TraceOptions) -> Result<Box<dyn Workload>, Error> {
     Err(Error::config("workload.path", format!("{}: trace readers not built yet", opts.path.display())))
+}
+
+/// Trace statistics (stub until the readers land).
+#[derive(serde::Serialize)]
+pub struct TraceStats {}
+impl std::fmt::Display for TraceStats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "-")
+    }
+}
+pub fn stats(opts: &TraceOptions, _page_size: u64) -> Result<TraceStats, Error> {
+    open(opts).map(|_| TraceStats {})
 }

@@ -1,0 +1,314 @@
+//! Configuration: TOML parsed and validated once, at the edge, into [`Config`]; components
+//! receive their section by value. Unknown keys are rejected everywhere. `--set key=value`
+//! overrides are applied to the TOML tree before parsing, so they are validated the same way.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::buffer::BufferConfig;
+use crate::error::{Error, Location};
+use crate::ftl::FtlConfig;
+use crate::host::HostConfig;
+use crate::nand::{GcUnit, Geometry, Layout, TimingParams};
+use crate::units::ByteSize;
+
+/// `[device]`: geometry and capacity.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceConfig {
+    #[serde(default = "one")]
+    pub channels: u32,
+    #[serde(default = "one")]
+    pub chips_per_channel: u32,
+    #[serde(default = "one")]
+    pub dies_per_chip: u32,
+    #[serde(default = "one")]
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    #[serde(default = "d_page")]
+    pub page_size: ByteSize,
+    /// Capacity exported to the host. Give this or `over_provisioning`, or both if they agree.
+    #[serde(default)]
+    pub logical_capacity: Option<ByteSize>,
+    /// Spare space as a fraction of the logical capacity: (physical - logical) / logical.
+    #[serde(default)]
+    pub over_provisioning: Option<f64>,
+}
+
+fn one() -> u32 {
+    1
+}
+fn d_page() -> ByteSize {
+    ByteSize(4096)
+}
+
+/// Simulation mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Operation counts only.
+    Accounting,
+    /// Counts plus per-operation resource timing: latency and throughput.
+    Timing,
+}
+
+/// `[sim]`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimConfig {
+    #[serde(default = "d_mode")]
+    pub mode: Mode,
+    /// Validate every invariant after every page operation (slow: O(device) each).
+    #[serde(default)]
+    pub check: bool,
+    /// Store a version tag per page and check every read against the last write.
+    #[serde(default)]
+    pub verify: bool,
+    /// Minimum number of intervals in the per-interval series.
+    #[serde(default = "d_intervals")]
+    pub intervals: usize,
+    /// Refuse devices whose simulator state would exceed this much memory.
+    #[serde(default = "d_mem")]
+    pub memory_limit: ByteSize,
+}
+
+fn d_mode() -> Mode {
+    Mode::Accounting
+}
+fn d_intervals() -> usize {
+    10
+}
+fn d_mem() -> ByteSize {
+    ByteSize(16 << 30)
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig { mode: d_mode(), check: false, verify: false, intervals: d_intervals(), memory_limit: d_mem() }
+    }
+}
+
+/// `[precondition]`: bring the device to a steady state before measuring. Excluded from results.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PreconditionConfig {
+    /// Write every logical page once, in order.
+    #[serde(default)]
+    pub fill: bool,
+    /// Then overwrite this many times the logical capacity with uniform random page writes.
+    #[serde(default)]
+    pub overwrite: f64,
+}
+
+/// A whole run. Built by [`Config::from_toml_str`] / [`Config::load`].
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The one seed every random choice derives from.
+    #[serde(default = "d_seed")]
+    pub seed: u64,
+    pub device: DeviceConfig,
+    #[serde(default)]
+    pub timing: TimingParams,
+    #[serde(default)]
+    pub ftl: FtlConfig,
+    #[serde(default)]
+    pub buffer: BufferConfig,
+    #[serde(default)]
+    pub host: HostConfig,
+    /// `kind` names a generator or `trace`; the rest belongs to it.
+    pub workload: toml::Table,
+    #[serde(default)]
+    pub precondition: PreconditionConfig,
+    #[serde(default)]
+    pub sim: SimConfig,
+    /// Where the config came from (for error messages and relative trace paths).
+    #[serde(skip)]
+    pub source: String,
+}
+
+fn d_seed() -> u64 {
+    42
+}
+
+/// Capacity figures derived from a validated config.
+#[derive(Clone, Copy, Debug)]
+pub struct Resolved {
+    pub layout: Layout,
+    pub logical_pages: u64,
+    pub page_size: u64,
+    pub over_provisioning: f64,
+}
+
+impl Config {
+    /// Read a TOML file, apply `key=value` overrides, parse and validate.
+    pub fn load(path: &Path, overrides: &[String]) -> Result<Config, Error> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        Self::from_toml_str(&text, &path.display().to_string(), overrides)
+    }
+
+    pub fn from_toml_str(text: &str, source: &str, overrides: &[String]) -> Result<Config, Error> {
+        let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| toml_error(source, text, &e))?;
+        for o in overrides {
+            apply_override(&mut table, o)?;
+        }
+        let mut cfg: Config = Config::deserialize(toml::Value::Table(table))
+            .map_err(|e| Error::input(Location::file(source), format!("{}", e.message())))?;
+        cfg.source = source.to_string();
+        cfg.resolve()?;
+        Ok(cfg)
+    }
+
+    /// Validate cross-field constraints and derive capacities.
+    pub fn resolve(&self) -> Result<Resolved, Error> {
+        let d = &self.device;
+        if d.page_size.0 > u32::MAX as u64 {
+            return Err(Error::config("device.page_size", "too large"));
+        }
+        let geo = Geometry {
+            channels: d.channels,
+            chips_per_channel: d.chips_per_channel,
+            dies_per_chip: d.dies_per_chip,
+            planes_per_die: d.planes_per_die,
+            blocks_per_plane: d.blocks_per_plane,
+            pages_per_block: d.pages_per_block,
+            page_size: d.page_size.0 as u32,
+        };
+        geo.validate()?;
+        let layout = Layout::new(geo, self.ftl.gc_unit);
+        let physical = geo.physical_bytes();
+        let page = d.page_size.0;
+        let logical_bytes = match (d.logical_capacity, d.over_provisioning) {
+            (Some(c), None) => c.0,
+            (None, op) => {
+                let op = op.unwrap_or(0.07);
+                if !(op.is_finite() && op >= 0.0) {
+                    return Err(Error::config("device.over_provisioning", format!("{op} is not a fraction >= 0")));
+                }
+                ((physical as f64 / (1.0 + op)) as u64) / page * page
+            }
+            (Some(c), Some(op)) => {
+                let implied = physical as f64 / c.0 as f64 - 1.0;
+                if (implied - op).abs() > 0.005 {
+                    return Err(Error::config(
+                        "device.over_provisioning",
+                        format!("{op} contradicts logical_capacity {} on {physical} physical bytes (which implies {implied:.4})", c.0),
+                    ));
+                }
+                c.0
+            }
+        };
+        if logical_bytes == 0 {
+            return Err(Error::config("device.logical_capacity", "must be positive"));
+        }
+        if logical_bytes % page != 0 {
+            return Err(Error::config("device.logical_capacity", format!("{logical_bytes} bytes is not a whole number of {page}-byte pages")));
+        }
+        if logical_bytes >= physical {
+            return Err(Error::config(
+                "device.logical_capacity",
+                format!("{logical_bytes} bytes leaves no over-provisioning on a {physical}-byte device; GC needs spare blocks"),
+            ));
+        }
+        self.check_memory(&geo)?;
+        self.check_sim()?;
+        Ok(Resolved {
+            layout,
+            logical_pages: logical_bytes / page,
+            page_size: page,
+            over_provisioning: physical as f64 / logical_bytes as f64 - 1.0,
+        })
+    }
+
+    /// Estimated simulator memory: L2P (4 B per logical page ≤ 4 B per physical page), OOB
+    /// (4 B per physical page, 8 B with verify tags), oracle (4 B per logical page with verify),
+    /// and ~40 B of per-block state.
+    pub fn memory_estimate(&self, geo: &Geometry) -> u64 {
+        let pages = geo.total_pages_u64();
+        let per_page = if self.sim.verify { 16 } else { 8 };
+        pages * per_page + geo.total_blocks() as u64 * 40
+    }
+
+    fn check_memory(&self, geo: &Geometry) -> Result<(), Error> {
+        let need = self.memory_estimate(geo);
+        if need > self.sim.memory_limit.0 {
+            return Err(Error::config(
+                "device",
+                format!(
+                    "simulating this device needs about {:.1} GiB of memory, over sim.memory_limit = {:.1} GiB",
+                    need as f64 / (1u64 << 30) as f64,
+                    self.sim.memory_limit.0 as f64 / (1u64 << 30) as f64
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_sim(&self) -> Result<(), Error> {
+        if self.sim.intervals == 0 {
+            return Err(Error::config("sim.intervals", "must be at least 1"));
+        }
+        if self.host.queue_depth == 0 {
+            return Err(Error::config("host.queue_depth", "must be at least 1"));
+        }
+        let p = &self.precondition;
+        if !(p.overwrite.is_finite() && p.overwrite >= 0.0) {
+            return Err(Error::config("precondition.overwrite", "must be a number >= 0 (multiples of the logical capacity)"));
+        }
+        let t = &self.timing;
+        for (k, v) in [("timing.read_us", t.read_us), ("timing.program_us", t.program_us), ("timing.erase_us", t.erase_us)] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(Error::config(k, "must be a number >= 0"));
+            }
+        }
+        if !(t.bus_mb_s.is_finite() && t.bus_mb_s > 0.0) {
+            return Err(Error::config("timing.bus_mb_s", "must be positive"));
+        }
+        match self.workload.get("kind") {
+            Some(toml::Value::String(_)) => Ok(()),
+            Some(_) => Err(Error::config("workload.kind", "must be a string")),
+            None => Err(Error::config("workload.kind", "missing: name a generator or `trace`")),
+        }
+    }
+
+    pub fn gc_unit(&self) -> GcUnit {
+        self.ftl.gc_unit
+    }
+}
+
+/// Turn a TOML syntax error into file:line.
+fn toml_error(source: &str, text: &str, e: &toml::de::Error) -> Error {
+    let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() as u64 + 1);
+    let mut at = Location::file(source);
+    at.line = line;
+    Error::input(at, e.message().to_string())
+}
+
+/// Apply `a.b.c=value` to the TOML tree. The value is parsed as TOML (number, bool, string,
+/// array, inline table) and taken as a plain string if it does not parse.
+pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), Error> {
+    let (key, raw) = spec
+        .split_once('=')
+        .ok_or_else(|| Error::config(spec, "an override must look like key=value (e.g. ftl.gc=fifo)"))?;
+    let key = key.trim();
+    let value: toml::Value = format!("v = {}", raw.trim())
+        .parse::<toml::Table>()
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(raw.trim().to_string()));
+    let parts: Vec<&str> = key.split('.').collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err(Error::config(key, "empty key segment"));
+    }
+    let mut cur = table;
+    for p in &parts[..parts.len() - 1] {
+        let entry = cur.entry(p.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        cur = entry.as_table_mut().ok_or_else(|| Error::config(key, format!("`{p}` is not a table")))?;
+    }
+    cur.insert(parts[parts.len() - 1].to_string(), value);
+    Ok(())
+}

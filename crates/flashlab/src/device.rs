@@ -1,0 +1,95 @@
+//! The simulated SSD seen from the host: write buffer over FTL over NAND, page addressed.
+//!
+//! Owns the verify oracle (the last version written to each logical page, when `verify` is on:
+//! every read is checked against it) and check mode (the FTL's invariants validated after every
+//! page operation). A mismatch in either is a simulator bug and panics with the page and
+//! versions involved.
+
+use crate::buffer::WriteBuffer;
+use crate::error::Error;
+use crate::ftl::Ftl;
+
+pub struct Device {
+    pub buffer: Box<dyn WriteBuffer>,
+    pub ftl: Box<dyn Ftl>,
+    page_size: u64,
+    logical_pages: u64,
+    oracle: Option<Vec<u32>>,
+    next_tag: u32,
+    check: bool,
+}
+
+impl Device {
+    pub fn new(buffer: Box<dyn WriteBuffer>, ftl: Box<dyn Ftl>, page_size: u64, verify: bool, check: bool) -> Self {
+        let logical_pages = ftl.logical_pages();
+        Device { buffer, ftl, page_size, logical_pages, oracle: verify.then(|| vec![0; logical_pages as usize]), next_tag: 1, check }
+    }
+
+    #[inline]
+    pub fn page_size(&self) -> u64 {
+        self.page_size
+    }
+    #[inline]
+    pub fn logical_pages(&self) -> u64 {
+        self.logical_pages
+    }
+
+    #[inline]
+    pub fn read(&mut self, lpn: u64, t_ns: u64) -> Result<u64, Error> {
+        let r = self.buffer.read(lpn, t_ns, self.ftl.as_mut())?;
+        if let Some(o) = &self.oracle {
+            let want = o[lpn as usize];
+            let got = r.tag.unwrap_or(0);
+            assert_eq!(got, want, "verify: read of lpn {lpn} returned version {got}, last acknowledged write was {want}");
+        }
+        self.after_op("read", lpn);
+        Ok(r.done_ns)
+    }
+
+    #[inline]
+    pub fn write(&mut self, lpn: u64, t_ns: u64) -> Result<u64, Error> {
+        let tag = self.next_tag;
+        self.next_tag = self.next_tag.wrapping_add(1).max(1);
+        let done = self.buffer.write(lpn, tag, t_ns, self.ftl.as_mut())?;
+        if let Some(o) = &mut self.oracle {
+            o[lpn as usize] = tag;
+        }
+        self.after_op("write", lpn);
+        Ok(done)
+    }
+
+    pub fn trim(&mut self, lpn: u64, t_ns: u64) -> Result<u64, Error> {
+        let done = self.buffer.trim(lpn, t_ns, self.ftl.as_mut())?;
+        if let Some(o) = &mut self.oracle {
+            o[lpn as usize] = 0;
+        }
+        self.after_op("trim", lpn);
+        Ok(done)
+    }
+
+    pub fn flush(&mut self, t_ns: u64) -> Result<u64, Error> {
+        let done = self.buffer.flush(t_ns, self.ftl.as_mut())?;
+        self.after_op("flush", 0);
+        Ok(done)
+    }
+
+    #[inline]
+    fn after_op(&self, op: &str, lpn: u64) {
+        if self.check {
+            if let Err(e) = self.ftl.validate() {
+                panic!("check mode: invariant broken after {op} of lpn {lpn}: {e}");
+            }
+        }
+    }
+
+    /// Read back every logical page and compare with the oracle (verify mode); returns pages checked.
+    pub fn verify_all(&mut self) -> Result<u64, Error> {
+        if self.oracle.is_none() {
+            return Ok(0);
+        }
+        for lpn in 0..self.logical_pages {
+            self.read(lpn, 0)?;
+        }
+        Ok(self.logical_pages)
+    }
+}

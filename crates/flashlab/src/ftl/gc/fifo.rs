@@ -1,0 +1,45 @@
+//! FIFO victim selection: the segment sealed longest ago, whatever its valid count — the
+//! circular log of early log-structured file systems. A per-pool queue in seal order.
+
+use std::collections::VecDeque;
+
+use super::{no_params, GcPolicy, GcView, SegState};
+use crate::error::Error;
+use crate::nand::Layout;
+
+pub struct Fifo {
+    queues: Vec<VecDeque<u32>>,
+    pool_of: Vec<u32>,
+}
+
+pub fn build(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error> {
+    no_params("fifo", params)?;
+    Ok(Box::new(Fifo {
+        queues: vec![VecDeque::new(); layout.pools as usize],
+        pool_of: (0..layout.segments).map(|s| layout.pool_of(s)).collect(),
+    }))
+}
+
+impl GcPolicy for Fifo {
+    fn select_victim(&mut self, _view: &GcView, pool: u32) -> Option<u32> {
+        self.queues[pool as usize].pop_front()
+    }
+
+    fn on_seal(&mut self, _view: &GcView, seg: u32) {
+        self.queues[self.pool_of[seg as usize] as usize].push_back(seg);
+    }
+
+    fn validate(&self, view: &GcView) -> Result<(), String> {
+        let queued: usize = self.queues.iter().map(|q| q.len()).sum();
+        let sealed = view.state.iter().filter(|&&s| s == SegState::Sealed).count();
+        if queued != sealed {
+            return Err(format!("fifo: {queued} queued segments but {sealed} sealed"));
+        }
+        for q in &self.queues {
+            if let Some(w) = q.iter().zip(q.iter().skip(1)).find(|(a, b)| view.sealed_at[**a as usize] > view.sealed_at[**b as usize]) {
+                return Err(format!("fifo: segment {} queued before {} but sealed later", w.0, w.1));
+            }
+        }
+        Ok(())
+    }
+}

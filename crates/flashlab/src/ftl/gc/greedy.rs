@@ -1,0 +1,135 @@
+//! Greedy victim selection: the sealed segment with the fewest valid pages.
+//!
+//! O(1) per event: sealed segments sit in per-pool buckets indexed by valid count (intrusive
+//! doubly linked lists over flat arrays); an invalidation moves a segment one bucket down, and
+//! selection scans up from a lowest-non-empty hint, which only moves down between selections.
+//! Ties go to the segment sealed earliest in that bucket (FIFO within a bucket).
+
+use super::{no_params, GcPolicy, GcView, SegState};
+use crate::error::Error;
+use crate::nand::Layout;
+
+const NIL: u32 = u32::MAX;
+
+pub struct Greedy {
+    pps: u32,
+    /// Bucket heads and tails, `pool * (pps + 1) + valid`.
+    head: Vec<u32>,
+    tail: Vec<u32>,
+    next: Vec<u32>,
+    prev: Vec<u32>,
+    /// Bucket a segment is in (its valid count), NIL when not a candidate.
+    bucket_of: Vec<u32>,
+    /// Per pool: no non-empty bucket below this.
+    low_hint: Vec<u32>,
+    pool_of: Vec<u32>,
+}
+
+pub fn build(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error> {
+    no_params("greedy", params)?;
+    Ok(Box::new(Greedy::new(layout)))
+}
+
+impl Greedy {
+    pub fn new(layout: &Layout) -> Self {
+        let pps = layout.pages_per_segment;
+        let buckets = layout.pools as usize * (pps as usize + 1);
+        let segs = layout.segments as usize;
+        Greedy {
+            pps,
+            head: vec![NIL; buckets],
+            tail: vec![NIL; buckets],
+            next: vec![NIL; segs],
+            prev: vec![NIL; segs],
+            bucket_of: vec![NIL; segs],
+            low_hint: vec![0; layout.pools as usize],
+            pool_of: (0..layout.segments).map(|s| layout.pool_of(s)).collect(),
+        }
+    }
+
+    #[inline]
+    fn slot(&self, seg: u32, valid: u32) -> usize {
+        (self.pool_of[seg as usize] * (self.pps + 1) + valid) as usize
+    }
+
+    fn push_back(&mut self, seg: u32, valid: u32) {
+        let b = self.slot(seg, valid);
+        let t = self.tail[b];
+        self.prev[seg as usize] = t;
+        self.next[seg as usize] = NIL;
+        if t == NIL {
+            self.head[b] = seg;
+        } else {
+            self.next[t as usize] = seg;
+        }
+        self.tail[b] = seg;
+        self.bucket_of[seg as usize] = valid;
+        let pool = self.pool_of[seg as usize] as usize;
+        self.low_hint[pool] = self.low_hint[pool].min(valid);
+    }
+
+    fn unlink(&mut self, seg: u32) {
+        let valid = self.bucket_of[seg as usize];
+        debug_assert_ne!(valid, NIL);
+        let b = self.slot(seg, valid);
+        let (p, n) = (self.prev[seg as usize], self.next[seg as usize]);
+        if p == NIL {
+            self.head[b] = n;
+        } else {
+            self.next[p as usize] = n;
+        }
+        if n == NIL {
+            self.tail[b] = p;
+        } else {
+            self.prev[n as usize] = p;
+        }
+        self.bucket_of[seg as usize] = NIL;
+    }
+}
+
+impl GcPolicy for Greedy {
+    fn select_victim(&mut self, _view: &GcView, pool: u32) -> Option<u32> {
+        let base = (pool * (self.pps + 1)) as usize;
+        let mut v = self.low_hint[pool as usize];
+        while v <= self.pps {
+            let seg = self.head[base + v as usize];
+            if seg != NIL {
+                self.low_hint[pool as usize] = v;
+                self.unlink(seg);
+                return Some(seg);
+            }
+            v += 1;
+        }
+        self.low_hint[pool as usize] = self.pps + 1;
+        None
+    }
+
+    fn on_seal(&mut self, view: &GcView, seg: u32) {
+        self.push_back(seg, view.valid[seg as usize]);
+    }
+
+    #[inline]
+    fn on_invalidate(&mut self, seg: u32, valid_after: u32) {
+        if self.bucket_of[seg as usize] != NIL {
+            self.unlink(seg);
+            self.push_back(seg, valid_after);
+        }
+    }
+
+    fn validate(&self, view: &GcView) -> Result<(), String> {
+        for seg in 0..view.layout.segments {
+            let b = self.bucket_of[seg as usize];
+            let sealed = view.state[seg as usize] == SegState::Sealed;
+            if sealed != (b != NIL) {
+                return Err(format!("greedy: segment {seg} bucket membership ({}) disagrees with its state {:?}", b != NIL, view.state[seg as usize]));
+            }
+            if b != NIL && b != view.valid[seg as usize] {
+                return Err(format!("greedy: segment {seg} in bucket {b} but has {} valid pages", view.valid[seg as usize]));
+            }
+            if b != NIL && b < self.low_hint[self.pool_of[seg as usize] as usize] {
+                return Err(format!("greedy: segment {seg} below its pool's low hint"));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,106 @@
+//! Garbage-collection victim policies, one file each, registered in [`GC_POLICIES`].
+//!
+//! Policy decides, mechanism acts: a policy sees segments through a read-only [`GcView`] and
+//! event hooks, and only answers "which segment next" and "which write stream gets host writes
+//! and moved pages". Moving valid pages, erasing, counting and the free-space watermarks live
+//! in the FTL's GC mechanism (`ftl::page`), the same for every policy.
+
+pub mod cost_benefit;
+pub mod fifo;
+pub mod greedy;
+
+use crate::error::Error;
+use crate::nand::Layout;
+
+/// Life cycle of a segment (block or line).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SegState {
+    Free,
+    /// Being written by a write stream.
+    Open,
+    /// Fully written; a GC candidate.
+    Sealed,
+}
+
+/// What a policy may look at. Indexes are segment ids.
+pub struct GcView<'a> {
+    pub layout: &'a Layout,
+    /// Valid pages per segment.
+    pub valid: &'a [u32],
+    pub state: &'a [SegState],
+    /// Write stream that filled (or is filling) each segment.
+    pub stream: &'a [u8],
+    /// Logical time (host pages written so far) at which each segment was sealed.
+    pub sealed_at: &'a [u64],
+    /// Logical time now: host pages written so far.
+    pub now: u64,
+}
+
+/// A victim-selection policy.
+pub trait GcPolicy: Send {
+    /// Pick the next victim among the *sealed* segments of `pool`, or `None` if there is none.
+    /// The returned segment is no longer a candidate (it is about to be collected).
+    fn select_victim(&mut self, view: &GcView, pool: u32) -> Option<u32>;
+
+    /// Number of write streams (frontiers) the policy uses. Stream 0 takes host writes unless
+    /// [`GcPolicy::host_stream`] says otherwise.
+    fn streams(&self) -> usize {
+        1
+    }
+    /// Stream for a host write of `lpn`.
+    fn host_stream(&self, _lpn: u64) -> usize {
+        0
+    }
+    /// Stream for valid pages moved out of `victim`. Default: the host stream, as FEMU does.
+    fn gc_stream(&self, _view: &GcView, _victim: u32) -> usize {
+        0
+    }
+    /// After the watermark is met, keep collecting? (multi-victim rules, e.g. 2R).
+    fn continue_round(&self, _view: &GcView, _victims_this_round: u32) -> bool {
+        false
+    }
+    /// A segment became sealed (a candidate).
+    fn on_seal(&mut self, _view: &GcView, _seg: u32) {}
+    /// A page of `seg` became invalid; `valid_after` is its new valid count.
+    fn on_invalidate(&mut self, _seg: u32, _valid_after: u32) {}
+    /// A segment was erased and returned to the free pool.
+    fn on_erase(&mut self, _seg: u32) {}
+    /// Cross-check internal structures against the view (check mode).
+    fn validate(&self, _view: &GcView) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// One registry line per policy.
+pub struct GcEntry {
+    pub name: &'static str,
+    pub about: &'static str,
+    /// Build for a layout; `params` is the `[ftl.gc_params]` table (unknown keys are errors).
+    pub build: fn(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error>,
+}
+
+pub const GC_POLICIES: &[GcEntry] = &[
+    GcEntry { name: "greedy", about: "fewest valid pages first; O(1) with valid-count buckets", build: greedy::build },
+    GcEntry { name: "cost-benefit", about: "max (1-u)/2u x age (Rosenblum & Ousterhout, LFS)", build: cost_benefit::build },
+    GcEntry { name: "fifo", about: "oldest sealed segment first (circular log)", build: fifo::build },
+];
+
+pub fn names() -> Vec<&'static str> {
+    GC_POLICIES.iter().map(|e| e.name).collect()
+}
+
+/// Build the policy `name`; an unknown name lists the valid ones.
+pub fn build(name: &str, layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error> {
+    match GC_POLICIES.iter().find(|e| e.name == name) {
+        Some(e) => (e.build)(layout, params),
+        None => Err(Error::unknown("GC policy", name, names())),
+    }
+}
+
+/// For policies without parameters: any key is an error.
+pub(crate) fn no_params(policy: &str, params: &toml::Table) -> Result<(), Error> {
+    match params.keys().next() {
+        Some(k) => Err(Error::config(format!("ftl.gc_params.{k}"), format!("policy `{policy}` takes no parameters"))),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,184 @@
+//! FTL layer: mapping, garbage collection and allocation, between the buffer and the NAND.
+//!
+//! A mapping scheme implements [`Ftl`] and is registered in [`MAPPINGS`] (one line each); it
+//! owns a [`Nand`] and drives it. Today: `page` (whole page table in RAM, with the GC victim
+//! policies of `gc/` and the allocator of `alloc.rs`).
+//!
+//! Every FTL keeps these invariants, checked by [`Ftl::validate`] in check mode:
+//! - every mapped logical page points at a programmed physical page whose OOB names it;
+//! - per-segment valid counts equal the number of mapped pages inside the segment;
+//! - every segment is exactly one of free / open / sealed, free ones erased;
+//! - the NAND rules (program once, in order) hold — the NAND model asserts them itself.
+
+pub mod alloc;
+pub mod gc;
+pub mod page;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Error;
+use crate::nand::{GcUnit, Layout, Nand, NandCounters, TimingParams};
+
+/// Result of a page read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadOutcome {
+    /// Completion time (ns); equals the issue time in accounting mode or for unmapped pages.
+    pub done_ns: u64,
+    /// Version tag stored with the page (verify mode), `None` if the page was never written.
+    pub tag: Option<u32>,
+}
+
+/// Counters kept by the FTL itself (flash operation counts live in [`NandCounters`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct FtlCounters {
+    /// Host page writes that reached the FTL.
+    pub host_writes: u64,
+    /// Host page reads that reached the FTL (mapped or not).
+    pub host_reads: u64,
+    /// Host page reads of never-written (or trimmed) pages: no flash read.
+    pub unmapped_reads: u64,
+    pub trims: u64,
+    /// Segments collected by GC.
+    pub gc_victims: u64,
+    /// Valid pages moved by GC (copy-back or read+program).
+    pub gc_copies: u64,
+    /// GC rounds (watermark crossings).
+    pub gc_rounds: u64,
+}
+
+impl FtlCounters {
+    pub fn minus(&self, o: &FtlCounters) -> FtlCounters {
+        FtlCounters {
+            host_writes: self.host_writes - o.host_writes,
+            host_reads: self.host_reads - o.host_reads,
+            unmapped_reads: self.unmapped_reads - o.unmapped_reads,
+            trims: self.trims - o.trims,
+            gc_victims: self.gc_victims - o.gc_victims,
+            gc_copies: self.gc_copies - o.gc_copies,
+            gc_rounds: self.gc_rounds - o.gc_rounds,
+        }
+    }
+}
+
+/// A flash translation layer.
+pub trait Ftl: Send {
+    /// Read logical page `lpn` issued at `t_ns`.
+    fn read(&mut self, lpn: u64, t_ns: u64) -> Result<ReadOutcome, Error>;
+    /// Write logical page `lpn` carrying version `tag`, issued at `t_ns`; returns completion.
+    fn write(&mut self, lpn: u64, tag: u32, t_ns: u64) -> Result<u64, Error>;
+    /// Discard logical page `lpn`.
+    fn trim(&mut self, lpn: u64, t_ns: u64) -> Result<u64, Error>;
+    /// Logical pages exported to the host.
+    fn logical_pages(&self) -> u64;
+    fn counters(&self) -> FtlCounters;
+    fn nand(&self) -> &Nand;
+    fn nand_mut(&mut self) -> &mut Nand;
+    /// O(device) invariant check (check mode, tests).
+    fn validate(&self) -> Result<(), String>;
+    /// Bytes of mapping state held in controller RAM.
+    fn table_bytes(&self) -> u64;
+}
+
+/// Where host writes go across planes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Striping {
+    /// Consecutive page writes go to consecutive planes (round-robin).
+    Full,
+    /// Each plane owns a contiguous range of logical pages.
+    None,
+}
+
+/// `[ftl]` section of the configuration.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FtlConfig {
+    /// Mapping scheme, from [`MAPPINGS`].
+    #[serde(default = "d_mapping")]
+    pub mapping: String,
+    /// GC victim policy, from [`gc::GC_POLICIES`].
+    #[serde(default = "d_gc")]
+    pub gc: String,
+    /// Policy-specific parameters.
+    #[serde(default)]
+    pub gc_params: toml::Table,
+    /// Erase / GC unit: a block, or a line (superblock: the same block in every plane).
+    #[serde(default = "d_unit")]
+    pub gc_unit: GcUnit,
+    #[serde(default = "d_striping")]
+    pub striping: Striping,
+    /// GC starts when a pool has at most this many free segments (default: write streams + 1,
+    /// the fewest that lets a GC round always finish).
+    #[serde(default)]
+    pub gc_free_low: Option<u32>,
+    /// GC stops when a pool has this many free segments (default: low + 1).
+    #[serde(default)]
+    pub gc_free_high: Option<u32>,
+}
+
+fn d_mapping() -> String {
+    "page".into()
+}
+fn d_gc() -> String {
+    "greedy".into()
+}
+fn d_unit() -> GcUnit {
+    GcUnit::Block
+}
+fn d_striping() -> Striping {
+    Striping::Full
+}
+
+impl Default for FtlConfig {
+    fn default() -> Self {
+        FtlConfig {
+            mapping: d_mapping(),
+            gc: d_gc(),
+            gc_params: toml::Table::new(),
+            gc_unit: d_unit(),
+            striping: d_striping(),
+            gc_free_low: None,
+            gc_free_high: None,
+        }
+    }
+}
+
+/// Everything a mapping scheme is built from.
+pub struct FtlSpec<'a> {
+    pub layout: Layout,
+    pub logical_pages: u64,
+    pub config: &'a FtlConfig,
+    /// Keep a version tag per page so reads can be verified.
+    pub verify: bool,
+    pub timing: Option<&'a TimingParams>,
+}
+
+/// One registry line per mapping scheme.
+pub struct MappingEntry {
+    pub name: &'static str,
+    pub about: &'static str,
+    pub build: fn(&FtlSpec) -> Result<Box<dyn Ftl>, Error>,
+}
+
+pub const MAPPINGS: &[MappingEntry] = &[MappingEntry {
+    name: "page",
+    about: "page-level mapping, whole table in RAM; GC by a victim policy",
+    build: page::build,
+}];
+
+pub fn mapping_names() -> Vec<&'static str> {
+    MAPPINGS.iter().map(|m| m.name).collect()
+}
+
+/// Build the FTL named in the spec's config; unknown names list the valid ones.
+pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
+    match MAPPINGS.iter().find(|m| m.name == spec.config.mapping) {
+        Some(m) => (m.build)(spec),
+        None => Err(Error::unknown("mapping scheme", &spec.config.mapping, mapping_names())),
+    }
+}
+
+/// Convenience for results: NAND counters difference.
+pub fn nand_minus(a: &NandCounters, b: &NandCounters) -> NandCounters {
+    NandCounters { reads: a.reads - b.reads, programs: a.programs - b.programs, copybacks: a.copybacks - b.copybacks, erases: a.erases - b.erases }
+}

@@ -1,0 +1,305 @@
+//! Page-mapped FTL and the one GC mechanism of the page-mapped family.
+//!
+//! Owns the logical→physical table (one `u32` per logical page; the physical→logical direction
+//! is the NAND's OOB, so no second table is kept) and drives the allocator, the GC victim
+//! policy and the NAND. GC runs when a pool's free segments fall to the low watermark, before
+//! a new segment is opened, and collects victims until the high watermark is met (and the
+//! policy wants no more). Moving valid pages, erasing and counting happen only here.
+//!
+//! Memory: 4 B per logical page + the NAND's 4 B per physical page (8 B with verify tags) +
+//! O(segments).
+
+use super::alloc::Segments;
+use super::gc::{self, GcPolicy};
+use super::{Ftl, FtlCounters, FtlSpec, ReadOutcome, Striping};
+use crate::error::Error;
+use crate::nand::{GcUnit, Nand};
+
+const UNMAPPED: u32 = u32::MAX;
+
+pub struct PageFtl {
+    l2p: Vec<u32>,
+    segs: Segments,
+    nand: Nand,
+    policy: Box<dyn GcPolicy>,
+    striping: Striping,
+    /// Logical pages per pool under `Striping::None`.
+    pages_per_pool: u64,
+    /// Round-robin pool cursor per stream under `Striping::Full`.
+    cursor: Vec<u32>,
+    low: u32,
+    high: u32,
+    in_gc: bool,
+    counters: FtlCounters,
+}
+
+pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
+    Ok(Box::new(PageFtl::new(spec)?))
+}
+
+impl PageFtl {
+    pub fn new(spec: &FtlSpec) -> Result<Self, Error> {
+        let layout = spec.layout;
+        let cfg = spec.config;
+        let policy = gc::build(&cfg.gc, &layout, &cfg.gc_params)?;
+        let streams = policy.streams();
+        if cfg.striping == Striping::None && layout.unit == GcUnit::Line {
+            return Err(Error::config("ftl.striping", "`none` needs gc_unit = \"block\": a line spans every plane"));
+        }
+        let low = cfg.gc_free_low.unwrap_or(streams as u32 + 1);
+        let high = cfg.gc_free_high.unwrap_or(low + 1);
+        if low < streams as u32 + 1 {
+            return Err(Error::config("ftl.gc_free_low", format!("must be at least {} (write streams + 1) so GC can always finish", streams + 1)));
+        }
+        if high <= low {
+            return Err(Error::config("ftl.gc_free_high", format!("must exceed gc_free_low ({low})")));
+        }
+        check_spare(spec, streams, high)?;
+        let pools = layout.pools as u64;
+        Ok(PageFtl {
+            l2p: vec![UNMAPPED; spec.logical_pages as usize],
+            segs: Segments::new(layout, streams),
+            nand: Nand::new(layout, spec.verify, spec.timing),
+            policy,
+            striping: cfg.striping,
+            pages_per_pool: spec.logical_pages.div_ceil(pools),
+            cursor: vec![0; streams],
+            low,
+            high,
+            in_gc: false,
+            counters: FtlCounters::default(),
+        })
+    }
+
+    /// Pool a host write of `lpn` on `stream` goes to.
+    #[inline]
+    fn pool_for(&mut self, lpn: u64, stream: usize) -> u32 {
+        let pools = self.segs.layout.pools;
+        if pools == 1 {
+            return 0;
+        }
+        match self.striping {
+            Striping::Full => {
+                let c = &mut self.cursor[stream];
+                let p = *c;
+                *c = if p + 1 == pools { 0 } else { p + 1 };
+                p
+            }
+            Striping::None => (lpn / self.pages_per_pool) as u32,
+        }
+    }
+
+    /// A page to program on (stream, pool), running GC first if the pool is low on space.
+    fn take_page(&mut self, stream: usize, pool: u32, t_ns: u64) -> Result<u32, Error> {
+        loop {
+            if let Some(ppn) = self.segs.frontier_page(stream, pool) {
+                return Ok(ppn);
+            }
+            if !self.in_gc && self.segs.free_count(pool) <= self.low {
+                self.collect_garbage(pool, t_ns)?;
+                continue;
+            }
+            if self.segs.open_next(stream, pool).is_none() {
+                return Err(Error::DeviceFull(format!("pool {pool} has no free segment left for stream {stream}")));
+            }
+        }
+    }
+
+    /// Program `lpn` at `ppn`, map it, seal the segment if it is now full.
+    #[inline]
+    fn place(&mut self, lpn: u64, ppn: u32) {
+        self.l2p[lpn as usize] = ppn;
+        let seg = ppn / self.segs.layout.pages_per_segment;
+        self.segs.valid[seg as usize] += 1;
+        if self.segs.is_last_page(ppn) {
+            let seg = self.segs.seal(ppn, self.counters.host_writes);
+            let view = self.segs.view(self.counters.host_writes);
+            self.policy.on_seal(&view, seg);
+        }
+    }
+
+    #[inline]
+    fn invalidate(&mut self, ppn: u32) {
+        let seg = ppn / self.segs.layout.pages_per_segment;
+        let v = &mut self.segs.valid[seg as usize];
+        debug_assert!(*v > 0, "invalidating a page of segment {seg} with no valid pages");
+        *v -= 1;
+        self.policy.on_invalidate(seg, *v);
+    }
+
+    /// One GC round on `pool`.
+    fn collect_garbage(&mut self, pool: u32, t_ns: u64) -> Result<(), Error> {
+        assert!(!self.in_gc, "GC re-entered");
+        self.in_gc = true;
+        self.counters.gc_rounds += 1;
+        let pps = self.segs.layout.pages_per_segment;
+        let mut victims = 0u32;
+        let mut fruitless = 0u32;
+        let result = loop {
+            let view = self.segs.view(self.counters.host_writes);
+            let more = self.segs.free_count(pool) < self.high || self.policy.continue_round(&view, victims);
+            if !more {
+                break Ok(());
+            }
+            let Some(victim) = self.policy.select_victim(&view, pool) else {
+                break Err(Error::DeviceFull(format!("GC found no victim in pool {pool}")));
+            };
+            assert_eq!(self.segs.layout.pool_of(victim), pool, "policy chose segment {victim} outside pool {pool}");
+            assert_eq!(self.segs.state[victim as usize], gc::SegState::Sealed, "policy chose unsealed segment {victim}");
+            fruitless = if self.segs.valid[victim as usize] == pps { fruitless + 1 } else { 0 };
+            if fruitless > self.segs.layout.segments_per_pool() {
+                break Err(Error::DeviceFull(format!("every segment of pool {pool} is fully valid: logical data fills the physical space")));
+            }
+            if let Err(e) = self.collect(victim, pool, t_ns) {
+                break Err(e);
+            }
+            victims += 1;
+        };
+        self.in_gc = false;
+        result
+    }
+
+    /// Move the valid pages of `victim`, erase it, return it to the free pool.
+    fn collect(&mut self, victim: u32, pool: u32, t_ns: u64) -> Result<(), Error> {
+        let pps = self.segs.layout.pages_per_segment;
+        let view = self.segs.view(self.counters.host_writes);
+        let stream = self.policy.gc_stream(&view, victim);
+        let base = victim * pps;
+        let mut done = t_ns;
+        for ppn in base..base + pps {
+            let Some(lpn) = self.nand.oob_lpn(ppn) else { continue };
+            if self.l2p[lpn as usize] != ppn {
+                continue;
+            }
+            let dst = self.take_page(stream, pool, t_ns)?;
+            done = done.max(self.nand.move_page(ppn, dst, t_ns));
+            self.segs.valid[victim as usize] -= 1;
+            self.place(lpn as u64, dst);
+            self.counters.gc_copies += 1;
+        }
+        assert_eq!(self.segs.valid[victim as usize], 0, "victim {victim} still has valid pages after collection");
+        self.nand.erase_segment(victim, done);
+        self.segs.release(victim);
+        self.policy.on_erase(victim);
+        self.counters.gc_victims += 1;
+        Ok(())
+    }
+
+    fn check_lpn(&self, lpn: u64) {
+        assert!(lpn < self.l2p.len() as u64, "lpn {lpn} beyond the logical capacity: the host layer must reject it");
+    }
+}
+
+/// The spare space must hold the watermark reserve plus every open frontier, with at least one
+/// segment left over for invalid pages to accumulate in.
+fn check_spare(spec: &FtlSpec, streams: usize, high: u32) -> Result<(), Error> {
+    let l = &spec.layout;
+    let per_pool_reserve = high as u64 + streams as u64;
+    let reserve_pages = per_pool_reserve * l.pools as u64 * l.pages_per_segment as u64;
+    let physical = l.total_pages() as u64;
+    let needed = spec.logical_pages + reserve_pages + l.pools as u64 * l.pages_per_segment as u64;
+    if needed > physical {
+        return Err(Error::config(
+            "device.over_provisioning",
+            format!(
+                "the spare space leaves no room for GC: {} logical pages + {} reserved for GC watermarks and open segments need more than the {} physical pages; raise over-provisioning or lower the logical capacity",
+                spec.logical_pages, reserve_pages, physical
+            ),
+        ));
+    }
+    Ok(())
+}
+
+impl Ftl for PageFtl {
+    fn read(&mut self, lpn: u64, t_ns: u64) -> Result<ReadOutcome, Error> {
+        self.check_lpn(lpn);
+        self.counters.host_reads += 1;
+        let ppn = self.l2p[lpn as usize];
+        if ppn == UNMAPPED {
+            self.counters.unmapped_reads += 1;
+            return Ok(ReadOutcome { done_ns: t_ns, tag: None });
+        }
+        let done_ns = self.nand.read(ppn, t_ns);
+        Ok(ReadOutcome { done_ns, tag: Some(self.nand.oob_tag(ppn).unwrap_or(0)) })
+    }
+
+    #[inline]
+    fn write(&mut self, lpn: u64, tag: u32, t_ns: u64) -> Result<u64, Error> {
+        self.check_lpn(lpn);
+        let stream = self.policy.host_stream(lpn);
+        let pool = self.pool_for(lpn, stream);
+        let ppn = self.take_page(stream, pool, t_ns)?;
+        let old = self.l2p[lpn as usize];
+        if old != UNMAPPED {
+            self.invalidate(old);
+        }
+        self.counters.host_writes += 1;
+        let done = self.nand.program(ppn, lpn as u32, tag, t_ns);
+        self.place(lpn, ppn);
+        Ok(done)
+    }
+
+    fn trim(&mut self, lpn: u64, t_ns: u64) -> Result<u64, Error> {
+        self.check_lpn(lpn);
+        self.counters.trims += 1;
+        let old = std::mem::replace(&mut self.l2p[lpn as usize], UNMAPPED);
+        if old != UNMAPPED {
+            self.invalidate(old);
+        }
+        Ok(t_ns)
+    }
+
+    fn logical_pages(&self) -> u64 {
+        self.l2p.len() as u64
+    }
+
+    fn counters(&self) -> FtlCounters {
+        self.counters
+    }
+
+    fn nand(&self) -> &Nand {
+        &self.nand
+    }
+
+    fn nand_mut(&mut self) -> &mut Nand {
+        &mut self.nand
+    }
+
+    fn table_bytes(&self) -> u64 {
+        self.l2p.len() as u64 * 4
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        let l = &self.segs.layout;
+        let mut valid = vec![0u32; l.segments as usize];
+        for (lpn, &ppn) in self.l2p.iter().enumerate() {
+            if ppn == UNMAPPED {
+                continue;
+            }
+            if ppn >= l.total_pages() || !self.nand.is_programmed(ppn) {
+                return Err(format!("lpn {lpn} maps to ppn {ppn}, which is not a programmed page"));
+            }
+            if self.nand.oob_lpn(ppn) != Some(lpn as u32) {
+                return Err(format!("lpn {lpn} maps to ppn {ppn} whose OOB names {:?}", self.nand.oob_lpn(ppn)));
+            }
+            valid[(ppn / l.pages_per_segment) as usize] += 1;
+        }
+        if let Some(seg) = (0..valid.len()).find(|&s| valid[s] != self.segs.valid[s]) {
+            return Err(format!("segment {seg}: valid count {} but {} mapped pages", self.segs.valid[seg], valid[seg]));
+        }
+        for seg in 0..l.segments {
+            let programmed = l.blocks_of(seg).map(|b| self.nand.next_page(b)).sum::<u32>();
+            let ok = match self.segs.state[seg as usize] {
+                gc::SegState::Free => programmed == 0,
+                gc::SegState::Sealed => programmed == l.pages_per_segment,
+                gc::SegState::Open => programmed < l.pages_per_segment,
+            };
+            if !ok {
+                return Err(format!("segment {seg} is {:?} but has {programmed} programmed pages", self.segs.state[seg as usize]));
+            }
+        }
+        self.segs.validate()?;
+        self.nand.validate()?;
+        self.policy.validate(&self.segs.view(self.counters.host_writes))
+    }
+}

@@ -1,0 +1,221 @@
+//! Device geometry and the physical page numbering shared by the FTL and the NAND model.
+//!
+//! Planes are numbered channel-first (plane `p` sits on channel `p % channels`), so that
+//! consecutive plane numbers spread over channels, then chips, dies and planes within a die.
+//! A *segment* is the GC/erase unit the FTL manages: one block (`GcUnit::Block`) or one
+//! superblock / "line" (`GcUnit::Line`: the same block index in every plane, as in FEMU).
+//! A physical page number is `segment * pages_per_segment + offset`.
+//! - Block unit: segment `s` is block `s % blocks_per_plane` of plane `s / blocks_per_plane`;
+//!   offset `o` is page `o` of that block.
+//! - Line unit: segment `s` is block index `s` in every plane; offset `o` is page `o / planes`
+//!   of plane `o % planes`, so filling a line in offset order stripes over all planes and
+//!   programs every block in page order.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Error;
+
+/// Raw counts describing a device. Validated by [`Geometry::new`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Geometry {
+    pub channels: u32,
+    pub chips_per_channel: u32,
+    pub dies_per_chip: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    /// Page size in bytes.
+    pub page_size: u32,
+}
+
+/// The erase / garbage-collection unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GcUnit {
+    Block,
+    Line,
+}
+
+/// Most physical pages we address with `u32` page numbers (the last value is a sentinel).
+pub const MAX_PAGES: u64 = u32::MAX as u64 - 1;
+
+impl Geometry {
+    /// Validate the counts: every one positive, totals addressable with 32-bit page numbers.
+    pub fn validate(&self) -> Result<(), Error> {
+        let fields = [
+            ("device.channels", self.channels),
+            ("device.chips_per_channel", self.chips_per_channel),
+            ("device.dies_per_chip", self.dies_per_chip),
+            ("device.planes_per_die", self.planes_per_die),
+            ("device.blocks_per_plane", self.blocks_per_plane),
+            ("device.pages_per_block", self.pages_per_block),
+            ("device.page_size", self.page_size),
+        ];
+        for (key, v) in fields {
+            if v == 0 {
+                return Err(Error::config(key, "must be at least 1"));
+            }
+        }
+        if self.page_size < 512 || !self.page_size.is_power_of_two() {
+            return Err(Error::config("device.page_size", format!("{} is not a power of two >= 512 bytes", self.page_size)));
+        }
+        let pages = self.total_pages_u64();
+        if pages > MAX_PAGES {
+            return Err(Error::config(
+                "device",
+                format!("{pages} physical pages exceed the simulator's limit of {MAX_PAGES} (32-bit page numbers); use larger pages or fewer blocks"),
+            ));
+        }
+        Ok(())
+    }
+
+    pub fn planes(&self) -> u32 {
+        self.channels * self.chips_per_channel * self.dies_per_chip * self.planes_per_die
+    }
+    pub fn dies(&self) -> u32 {
+        self.channels * self.chips_per_channel * self.dies_per_chip
+    }
+    pub fn total_blocks(&self) -> u32 {
+        self.planes() * self.blocks_per_plane
+    }
+    pub fn total_pages_u64(&self) -> u64 {
+        self.planes() as u64 * self.blocks_per_plane as u64 * self.pages_per_block as u64
+    }
+    pub fn channel_of_plane(&self, plane: u32) -> u32 {
+        plane % self.channels
+    }
+    /// Die of a plane: planes of one die share `plane / planes_per_die` after channel-first order
+    /// is undone. With channel-first numbering, plane `p` is die `p % dies`.
+    pub fn die_of_plane(&self, plane: u32) -> u32 {
+        plane % self.dies()
+    }
+    pub fn physical_bytes(&self) -> u64 {
+        self.total_pages_u64() * self.page_size as u64
+    }
+}
+
+/// Geometry plus GC unit: how physical page numbers decode to (plane, block, page).
+#[derive(Clone, Copy, Debug)]
+pub struct Layout {
+    pub geo: Geometry,
+    pub unit: GcUnit,
+    pub planes: u32,
+    pub pages_per_segment: u32,
+    pub segments: u32,
+    /// Pools of segments that share a free list: planes (block unit) or one (line unit).
+    pub pools: u32,
+}
+
+/// A decoded physical page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PageAddr {
+    pub plane: u32,
+    /// Global block id: `plane * blocks_per_plane + block_in_plane`.
+    pub block: u32,
+    pub page: u32,
+}
+
+impl Layout {
+    pub fn new(geo: Geometry, unit: GcUnit) -> Self {
+        let planes = geo.planes();
+        let (pages_per_segment, segments, pools) = match unit {
+            GcUnit::Block => (geo.pages_per_block, geo.total_blocks(), planes),
+            GcUnit::Line => (geo.pages_per_block * planes, geo.blocks_per_plane, 1),
+        };
+        Layout { geo, unit, planes, pages_per_segment, segments, pools }
+    }
+
+    pub fn total_pages(&self) -> u32 {
+        self.pages_per_segment * self.segments
+    }
+
+    #[inline]
+    pub fn decode(&self, ppn: u32) -> PageAddr {
+        let seg = ppn / self.pages_per_segment;
+        let off = ppn % self.pages_per_segment;
+        match self.unit {
+            GcUnit::Block => {
+                let plane = seg / self.geo.blocks_per_plane;
+                PageAddr { plane, block: seg, page: off }
+            }
+            GcUnit::Line => {
+                let plane = off % self.planes;
+                PageAddr { plane, block: plane * self.geo.blocks_per_plane + seg, page: off / self.planes }
+            }
+        }
+    }
+
+    /// Pool a segment belongs to.
+    #[inline]
+    pub fn pool_of(&self, seg: u32) -> u32 {
+        match self.unit {
+            GcUnit::Block => seg / self.geo.blocks_per_plane,
+            GcUnit::Line => 0,
+        }
+    }
+
+    /// Number of segments in one pool.
+    pub fn segments_per_pool(&self) -> u32 {
+        self.segments / self.pools
+    }
+
+    /// Physical blocks making up a segment.
+    pub fn blocks_of(&self, seg: u32) -> impl Iterator<Item = u32> + '_ {
+        let (first, step, count) = match self.unit {
+            GcUnit::Block => (seg, 1, 1),
+            GcUnit::Line => (seg, self.geo.blocks_per_plane, self.planes),
+        };
+        (0..count).map(move |i| first + i * step)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn geo() -> Geometry {
+        Geometry { channels: 2, chips_per_channel: 1, dies_per_chip: 2, planes_per_die: 2, blocks_per_plane: 8, pages_per_block: 4, page_size: 4096 }
+    }
+
+    #[test]
+    fn decode_is_a_bijection_for_both_units() {
+        for unit in [GcUnit::Block, GcUnit::Line] {
+            let l = Layout::new(geo(), unit);
+            let mut seen = std::collections::HashSet::new();
+            for ppn in 0..l.total_pages() {
+                let a = l.decode(ppn);
+                assert!(a.plane < l.planes && a.page < 4);
+                assert_eq!(a.block / 8, a.plane, "block belongs to its plane");
+                assert!(seen.insert((a.block, a.page)), "{unit:?}: ppn {ppn} collides");
+                let seg = ppn / l.pages_per_segment;
+                assert!(l.blocks_of(seg).any(|b| b == a.block));
+            }
+            assert_eq!(seen.len() as u64, geo().total_pages_u64());
+        }
+    }
+
+    #[test]
+    fn line_offsets_stripe_over_planes_in_page_order() {
+        let l = Layout::new(geo(), GcUnit::Line);
+        assert_eq!(l.pages_per_segment, 32);
+        assert_eq!(l.pools, 1);
+        let a0 = l.decode(32 * 3);
+        let a1 = l.decode(32 * 3 + 1);
+        assert_eq!((a0.plane, a0.page), (0, 0));
+        assert_eq!((a1.plane, a1.page), (1, 0));
+        assert_eq!(l.decode(32 * 3 + 8).page, 1);
+    }
+
+    #[test]
+    fn zero_and_oversized_geometries_are_rejected() {
+        let mut g = geo();
+        g.pages_per_block = 0;
+        assert!(g.validate().unwrap_err().to_string().contains("pages_per_block"));
+        let mut g = geo();
+        g.blocks_per_plane = u32::MAX;
+        assert!(g.validate().unwrap_err().to_string().contains("32-bit"));
+        let mut g = geo();
+        g.page_size = 1000;
+        assert!(g.validate().is_err());
+    }
+}

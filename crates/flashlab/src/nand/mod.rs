@@ -1,0 +1,278 @@
+//! NAND layer: the flash array itself. Owns per-block program state (next page to program),
+//! per-block erase counts, the out-of-band (OOB) area of every page (logical page number and,
+//! in verify mode, a version tag), operation counters and, in timing mode, the resource
+//! timeline. It enforces the NAND rules for every FTL above it:
+//! - a page is programmed once between erases, and the pages of a block in order
+//!   (`program` panics otherwise: a violation is an FTL bug, never a user error);
+//! - erase is per block (a line erase erases each of its blocks);
+//! - copy-back stays inside one plane.
+//! It knows nothing of mapping or validity: that is the FTL's business.
+
+pub mod geometry;
+pub mod timing;
+
+pub use geometry::{GcUnit, Geometry, Layout, PageAddr};
+pub use timing::{Timeline, TimingParams};
+
+/// OOB value of a page that holds no data (erased, or programmed with no logical page).
+pub const NO_LPN: u32 = u32::MAX;
+
+/// Operation counts, in pages (programs, reads, copy-backs) and blocks (erases).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct NandCounters {
+    /// Page reads whose data crossed the bus (host reads, GC moves across planes).
+    pub reads: u64,
+    /// Page programs, copy-back programs included.
+    pub programs: u64,
+    /// In-plane copy-backs (each is also one program).
+    pub copybacks: u64,
+    /// Block erases (a line erase counts one per block).
+    pub erases: u64,
+}
+
+/// The flash array.
+pub struct Nand {
+    layout: Layout,
+    next_page: Vec<u32>,
+    erase_count: Vec<u32>,
+    oob_lpn: Vec<u32>,
+    oob_tag: Option<Vec<u32>>,
+    timeline: Option<Timeline>,
+    pub counters: NandCounters,
+}
+
+impl Nand {
+    /// `verify`: keep a version tag per page. `timing`: reserve resources per operation.
+    pub fn new(layout: Layout, verify: bool, timing: Option<&TimingParams>) -> Self {
+        let pages = layout.total_pages() as usize;
+        let blocks = layout.geo.total_blocks() as usize;
+        Nand {
+            layout,
+            next_page: vec![0; blocks],
+            erase_count: vec![0; blocks],
+            oob_lpn: vec![NO_LPN; pages],
+            oob_tag: verify.then(|| vec![0; pages]),
+            timeline: timing.map(|t| Timeline::new(t, &layout.geo)),
+            counters: NandCounters::default(),
+        }
+    }
+
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// Logical page stored at `ppn` per its OOB, if programmed with one.
+    #[inline]
+    pub fn oob_lpn(&self, ppn: u32) -> Option<u32> {
+        let v = self.oob_lpn[ppn as usize];
+        (v != NO_LPN).then_some(v)
+    }
+
+    /// Version tag stored at `ppn` (verify mode only).
+    pub fn oob_tag(&self, ppn: u32) -> Option<u32> {
+        self.oob_tag.as_ref().map(|t| t[ppn as usize])
+    }
+
+    pub fn is_programmed(&self, ppn: u32) -> bool {
+        let a = self.layout.decode(ppn);
+        a.page < self.next_page[a.block as usize]
+    }
+
+    /// Program `ppn` with `lpn` (and `tag` in verify mode), issued at `t_ns`; returns completion.
+    #[inline]
+    pub fn program(&mut self, ppn: u32, lpn: u32, tag: u32, t_ns: u64) -> u64 {
+        let a = self.layout.decode(ppn);
+        self.advance(a, ppn);
+        self.write_oob(ppn, lpn, tag);
+        self.counters.programs += 1;
+        match &mut self.timeline {
+            Some(tl) => tl.program(a.plane, t_ns),
+            None => t_ns,
+        }
+    }
+
+    /// Read `ppn` over the bus, issued at `t_ns`; returns completion.
+    #[inline]
+    pub fn read(&mut self, ppn: u32, t_ns: u64) -> u64 {
+        self.counters.reads += 1;
+        match &mut self.timeline {
+            Some(tl) => tl.read(self.layout.decode(ppn).plane, t_ns),
+            None => t_ns,
+        }
+    }
+
+    /// Move a page's contents from `src` to `dst`: copy-back when both are in one plane, else a
+    /// read out and a program in. Returns the completion time.
+    pub fn move_page(&mut self, src: u32, dst: u32, t_ns: u64) -> u64 {
+        let (sa, da) = (self.layout.decode(src), self.layout.decode(dst));
+        assert!(self.is_programmed(src), "move from unprogrammed page {src}");
+        let lpn = self.oob_lpn[src as usize];
+        let tag = self.oob_tag.as_ref().map_or(0, |t| t[src as usize]);
+        if sa.plane == da.plane {
+            self.advance(da, dst);
+            self.write_oob(dst, lpn, tag);
+            self.counters.programs += 1;
+            self.counters.copybacks += 1;
+            match &mut self.timeline {
+                Some(tl) => tl.copyback(sa.plane, t_ns),
+                None => t_ns,
+            }
+        } else {
+            let t = self.read(src, t_ns);
+            self.program(dst, lpn, tag, t)
+        }
+    }
+
+    /// Erase every block of segment `seg`, issued at `t_ns`; returns completion.
+    pub fn erase_segment(&mut self, seg: u32, t_ns: u64) -> u64 {
+        let pps = self.layout.pages_per_segment;
+        let first = seg as usize * pps as usize;
+        self.oob_lpn[first..first + pps as usize].fill(NO_LPN);
+        let mut done = t_ns;
+        let layout = self.layout;
+        for block in layout.blocks_of(seg) {
+            self.next_page[block as usize] = 0;
+            self.erase_count[block as usize] += 1;
+            self.counters.erases += 1;
+            if let Some(tl) = &mut self.timeline {
+                let plane = block / layout.geo.blocks_per_plane;
+                done = done.max(tl.erase(plane, t_ns));
+            }
+        }
+        done
+    }
+
+    pub fn erase_counts(&self) -> &[u32] {
+        &self.erase_count
+    }
+
+    pub fn timeline_mut(&mut self) -> Option<&mut Timeline> {
+        self.timeline.as_mut()
+    }
+
+    pub fn timing(&self) -> bool {
+        self.timeline.is_some()
+    }
+
+    /// Pages programmed in block `block`.
+    pub fn next_page(&self, block: u32) -> u32 {
+        self.next_page[block as usize]
+    }
+
+    #[inline]
+    fn advance(&mut self, a: PageAddr, ppn: u32) {
+        let next = &mut self.next_page[a.block as usize];
+        assert!(
+            a.page == *next,
+            "NAND rule broken: program of ppn {ppn} (block {}, page {}) but the block's next programmable page is {}",
+            a.block,
+            a.page,
+            *next
+        );
+        *next += 1;
+    }
+
+    #[inline]
+    fn write_oob(&mut self, ppn: u32, lpn: u32, tag: u32) {
+        self.oob_lpn[ppn as usize] = lpn;
+        if let Some(t) = &mut self.oob_tag {
+            t[ppn as usize] = tag;
+        }
+    }
+
+    /// O(pages) cross-check: every page below a block's program point is the only kind that
+    /// carries an OOB lpn; pages above it are erased.
+    pub fn validate(&self) -> Result<(), String> {
+        for ppn in 0..self.layout.total_pages() {
+            if !self.is_programmed(ppn) && self.oob_lpn[ppn as usize] != NO_LPN {
+                return Err(format!("ppn {ppn} is not programmed but its OOB holds lpn {}", self.oob_lpn[ppn as usize]));
+            }
+        }
+        for (b, &n) in self.next_page.iter().enumerate() {
+            if n > self.layout.geo.pages_per_block {
+                return Err(format!("block {b} program point {n} beyond the block"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Wear statistics over per-block erase counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Wear {
+    pub erase_min: u32,
+    pub erase_max: u32,
+    pub erase_mean: f64,
+    pub erase_stddev: f64,
+}
+
+impl Wear {
+    pub fn of(counts: &[u32]) -> Wear {
+        if counts.is_empty() {
+            return Wear::default();
+        }
+        let n = counts.len() as f64;
+        let mean = counts.iter().map(|&c| c as f64).sum::<f64>() / n;
+        let var = counts.iter().map(|&c| (c as f64 - mean).powi(2)).sum::<f64>() / n;
+        Wear {
+            erase_min: *counts.iter().min().unwrap_or(&0),
+            erase_max: *counts.iter().max().unwrap_or(&0),
+            erase_mean: mean,
+            erase_stddev: var.sqrt(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nand(unit: GcUnit) -> Nand {
+        let geo = Geometry { channels: 2, chips_per_channel: 1, dies_per_chip: 1, planes_per_die: 1, blocks_per_plane: 4, pages_per_block: 4, page_size: 4096 };
+        Nand::new(Layout::new(geo, unit), true, None)
+    }
+
+    #[test]
+    #[should_panic(expected = "NAND rule broken")]
+    fn out_of_order_program_panics() {
+        let mut n = nand(GcUnit::Block);
+        n.program(1, 7, 0, 0);
+    }
+
+    #[test]
+    #[should_panic(expected = "NAND rule broken")]
+    fn second_program_without_erase_panics() {
+        let mut n = nand(GcUnit::Block);
+        n.program(0, 7, 0, 0);
+        n.program(0, 8, 0, 0);
+    }
+
+    #[test]
+    fn erase_resets_block_and_counts_wear() {
+        let mut n = nand(GcUnit::Line);
+        for ppn in 0..8 {
+            n.program(ppn, ppn, ppn * 10, 0);
+        }
+        assert_eq!(n.oob_tag(3), Some(30));
+        n.erase_segment(0, 0);
+        assert_eq!(n.counters.erases, 2, "a line of two planes erases two blocks");
+        assert_eq!(n.oob_lpn(3), None);
+        n.program(0, 1, 0, 0);
+        let w = Wear::of(n.erase_counts());
+        assert_eq!((w.erase_min, w.erase_max), (0, 1));
+        n.validate().unwrap();
+    }
+
+    #[test]
+    fn move_within_a_plane_is_a_copyback() {
+        let mut n = nand(GcUnit::Block);
+        n.program(0, 5, 9, 0);
+        n.move_page(0, 4, 0); // block 1, plane 0
+        n.program(16, 6, 1, 0); // block 4 = plane 1
+        n.move_page(16, 5, 0); // to plane 0: read + program
+        assert_eq!(n.counters.copybacks, 1);
+        assert_eq!(n.counters.programs, 4);
+        assert_eq!(n.counters.reads, 1);
+        assert_eq!((n.oob_lpn(4), n.oob_tag(4)), (Some(5), Some(9)));
+    }
+}

@@ -1,0 +1,192 @@
+//! Timing model: resources with busy-until times on the simulation clock.
+//!
+//! Each flash operation reserves the array of the plane (or of the die, when planes of a die do
+//! not work in parallel) and, for data that crosses the bus, the channel. No event queue: an
+//! operation starts when it is issued and its resources are free, and returns its completion
+//! time. Costs (all in ns): read = tR + transfer, program = transfer + tPROG, erase = tBERS,
+//! copy-back = tR + tPROG on the array with no transfer.
+
+use serde::{Deserialize, Serialize};
+
+use super::geometry::Geometry;
+
+/// Operation latencies. Units in the names.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimingParams {
+    /// Page read, array → page register (µs).
+    #[serde(default = "d_read")]
+    pub read_us: f64,
+    /// Page program (µs).
+    #[serde(default = "d_prog")]
+    pub program_us: f64,
+    /// Block erase (µs).
+    #[serde(default = "d_erase")]
+    pub erase_us: f64,
+    /// Channel bus bandwidth (MB/s, 10^6 bytes per second).
+    #[serde(default = "d_bus")]
+    pub bus_mb_s: f64,
+    /// Planes of a die operate in parallel (true) or share the die's array (false).
+    #[serde(default = "d_true")]
+    pub plane_parallel: bool,
+}
+
+// Defaults: a typical MLC part (tR 50 µs, tPROG 500 µs, tBERS 5 ms, 400 MB/s ONFI bus), close
+// to the values FEMU's blackbox SSD and MQSim ship with.
+fn d_read() -> f64 {
+    50.0
+}
+fn d_prog() -> f64 {
+    500.0
+}
+fn d_erase() -> f64 {
+    5000.0
+}
+fn d_bus() -> f64 {
+    400.0
+}
+fn d_true() -> bool {
+    true
+}
+
+impl Default for TimingParams {
+    fn default() -> Self {
+        TimingParams { read_us: d_read(), program_us: d_prog(), erase_us: d_erase(), bus_mb_s: d_bus(), plane_parallel: true }
+    }
+}
+
+/// Busy-until clocks of every resource, in ns.
+#[derive(Clone, Debug)]
+pub struct Timeline {
+    read_ns: u64,
+    program_ns: u64,
+    erase_ns: u64,
+    xfer_ns: u64,
+    array_busy: Vec<u64>,
+    channel_busy: Vec<u64>,
+    /// Array resource index of each plane (the plane itself, or its die).
+    array_of_plane: Vec<u32>,
+    channel_of_plane: Vec<u32>,
+}
+
+fn us_to_ns(us: f64) -> u64 {
+    (us * 1000.0).round() as u64
+}
+
+impl Timeline {
+    pub fn new(p: &TimingParams, geo: &Geometry) -> Self {
+        let planes = geo.planes();
+        let xfer_ns = (geo.page_size as f64 / (p.bus_mb_s * 1e6) * 1e9).round() as u64;
+        let array_of_plane: Vec<u32> =
+            (0..planes).map(|pl| if p.plane_parallel { pl } else { geo.die_of_plane(pl) }).collect();
+        let arrays = if p.plane_parallel { planes } else { geo.dies() };
+        Timeline {
+            read_ns: us_to_ns(p.read_us),
+            program_ns: us_to_ns(p.program_us),
+            erase_ns: us_to_ns(p.erase_us),
+            xfer_ns,
+            array_busy: vec![0; arrays as usize],
+            channel_busy: vec![0; geo.channels as usize],
+            array_of_plane,
+            channel_of_plane: (0..planes).map(|pl| geo.channel_of_plane(pl)).collect(),
+        }
+    }
+
+    /// Page read at `plane` issued at `t`: array read then transfer out. Returns completion.
+    #[inline]
+    pub fn read(&mut self, plane: u32, t: u64) -> u64 {
+        let a = self.array_of_plane[plane as usize] as usize;
+        let c = self.channel_of_plane[plane as usize] as usize;
+        let array_done = t.max(self.array_busy[a]) + self.read_ns;
+        let done = array_done.max(self.channel_busy[c]) + self.xfer_ns;
+        self.array_busy[a] = done;
+        self.channel_busy[c] = done;
+        done
+    }
+
+    /// Page program at `plane` issued at `t`: transfer in then program.
+    #[inline]
+    pub fn program(&mut self, plane: u32, t: u64) -> u64 {
+        let a = self.array_of_plane[plane as usize] as usize;
+        let c = self.channel_of_plane[plane as usize] as usize;
+        let xfer_done = t.max(self.channel_busy[c]) + self.xfer_ns;
+        self.channel_busy[c] = xfer_done;
+        let done = xfer_done.max(self.array_busy[a]) + self.program_ns;
+        self.array_busy[a] = done;
+        done
+    }
+
+    /// Copy-back inside one plane: read and program on the array, no bus transfer.
+    #[inline]
+    pub fn copyback(&mut self, plane: u32, t: u64) -> u64 {
+        let a = self.array_of_plane[plane as usize] as usize;
+        let done = t.max(self.array_busy[a]) + self.read_ns + self.program_ns;
+        self.array_busy[a] = done;
+        done
+    }
+
+    /// Block erase at `plane` issued at `t`.
+    #[inline]
+    pub fn erase(&mut self, plane: u32, t: u64) -> u64 {
+        let a = self.array_of_plane[plane as usize] as usize;
+        let done = t.max(self.array_busy[a]) + self.erase_ns;
+        self.array_busy[a] = done;
+        done
+    }
+
+    /// Forget all reservations (after preconditioning).
+    pub fn reset(&mut self) {
+        self.array_busy.iter_mut().for_each(|b| *b = 0);
+        self.channel_busy.iter_mut().for_each(|b| *b = 0);
+    }
+
+    pub fn transfer_ns(&self) -> u64 {
+        self.xfer_ns
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn geo() -> Geometry {
+        Geometry { channels: 2, chips_per_channel: 1, dies_per_chip: 1, planes_per_die: 2, blocks_per_plane: 4, pages_per_block: 4, page_size: 4096 }
+    }
+    fn params() -> TimingParams {
+        TimingParams { read_us: 50.0, program_us: 500.0, erase_us: 5000.0, bus_mb_s: 409.6, plane_parallel: true }
+    }
+
+    #[test]
+    fn costs_follow_the_formulas() {
+        let mut t = Timeline::new(&params(), &geo());
+        let x = t.transfer_ns();
+        assert_eq!(x, 10_000, "4096 B at 409.6 MB/s = 10 µs");
+        assert_eq!(t.read(0, 0), 50_000 + x);
+        assert_eq!(t.program(1, 0), x + 500_000);
+        assert_eq!(t.erase(2, 0), 5_000_000);
+        assert_eq!(t.copyback(3, 0), 550_000);
+    }
+
+    #[test]
+    fn one_channel_serialises_transfers_but_planes_overlap() {
+        let mut t = Timeline::new(&params(), &geo());
+        // planes 0 and 2 share channel 0 (channel-first numbering).
+        let a = t.program(0, 0);
+        let b = t.program(2, 0);
+        assert_eq!(a, 10_000 + 500_000);
+        assert_eq!(b, 20_000 + 500_000, "second transfer waits for the bus, programs overlap");
+        let c = t.program(0, 0);
+        assert_eq!(c, a + 500_000, "same plane waits for its array");
+    }
+
+    #[test]
+    fn planes_of_a_die_share_the_array_when_not_parallel() {
+        let mut p = params();
+        p.plane_parallel = false;
+        let mut t = Timeline::new(&p, &geo());
+        // dies = 2: planes 0 and 2 are die 0.
+        let a = t.copyback(0, 0);
+        let b = t.copyback(2, 0);
+        assert_eq!(b, a + 550_000);
+    }
+}

@@ -1,0 +1,165 @@
+//! Results of a run: what `results.json` holds, the summary table, the series CSV. Plain data;
+//! rendering to text here, writing files is the caller's business.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::config::{Config, Mode};
+use crate::ftl::FtlCounters;
+use crate::nand::{NandCounters, Wear};
+use crate::stats::{LatencySummary, SeriesPoint};
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct HostStats {
+    pub requests: u64,
+    pub read_requests: u64,
+    pub write_requests: u64,
+    pub trim_requests: u64,
+    pub read_pages: u64,
+    pub write_pages: u64,
+    pub trim_pages: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct DeviceSummary {
+    pub physical_bytes: u64,
+    pub logical_bytes: u64,
+    pub over_provisioning: f64,
+    pub page_size: u64,
+    pub planes: u32,
+    pub segments: u32,
+    pub pages_per_segment: u32,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct MappingSummary {
+    pub scheme: String,
+    /// Mapping lookups served from controller RAM (1.0 when the whole table is in RAM).
+    pub hit_ratio: Option<f64>,
+    pub table_bytes: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct BufferSummary {
+    pub policy: String,
+    pub hit_ratio: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Latencies {
+    pub read: LatencySummary,
+    pub write: LatencySummary,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SimSummary {
+    pub mode: Mode,
+    pub seed: u64,
+    /// Wall-clock seconds of the measured phase (not deterministic).
+    pub wall_s: f64,
+    /// Wall-clock seconds spent preconditioning.
+    pub precondition_wall_s: f64,
+    /// Host pages (read + written + trimmed) simulated per wall-clock second.
+    pub host_pages_per_s: f64,
+    /// Simulated time from first arrival to last completion (timing mode), seconds.
+    pub simulated_s: Option<f64>,
+    /// Pages checked against the verify oracle (0 when verify is off).
+    pub verified_reads: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Results {
+    pub name: Option<String>,
+    pub workload: String,
+    pub device: DeviceSummary,
+    pub host: HostStats,
+    /// Flash operations during the measured phase.
+    pub flash: NandCounters,
+    pub ftl: FtlCounters,
+    /// Flash programs / host page writes reaching the FTL (null when there were none).
+    pub waf: Option<f64>,
+    /// Per-block erase counts at the end (whole life, preconditioning included).
+    pub wear: Wear,
+    pub mapping: MappingSummary,
+    pub buffer: BufferSummary,
+    pub latency_us: Option<Latencies>,
+    pub throughput_mb_s: Option<f64>,
+    pub sim: SimSummary,
+    pub series: Vec<SeriesPoint>,
+    pub config: Config,
+}
+
+impl Results {
+    /// `results.json` text, keys sorted as declared, deterministic apart from wall times.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("results serialise")
+    }
+
+    /// The per-interval series as CSV.
+    pub fn series_csv(&self) -> String {
+        let mut s = String::from("interval,host_writes,running_waf,cumulative_waf,erases,gc_copies\n");
+        for p in &self.series {
+            s.push_str(&format!(
+                "{},{},{:.6},{:.6},{},{}\n",
+                p.interval, p.host_writes, p.running_waf, p.cumulative_waf, p.erases, p.gc_copies
+            ));
+        }
+        s
+    }
+}
+
+fn opt(v: Option<f64>, digits: usize) -> String {
+    v.map_or("-".into(), |x| format!("{x:.digits$}"))
+}
+
+impl fmt::Display for Results {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let h = &self.host;
+        let d = &self.device;
+        let gib = (1u64 << 30) as f64;
+        writeln!(f, "run          {}", self.name.as_deref().unwrap_or("(unnamed)"))?;
+        writeln!(f, "workload     {}", self.workload)?;
+        writeln!(
+            f,
+            "device       {:.2} GiB logical / {:.2} GiB physical (OP {:.1}%), {} planes, {} segments x {} pages",
+            d.logical_bytes as f64 / gib,
+            d.physical_bytes as f64 / gib,
+            d.over_provisioning * 100.0,
+            d.planes,
+            d.segments,
+            d.pages_per_segment
+        )?;
+        writeln!(f, "ftl          {} mapping, {} GC, buffer {}", self.mapping.scheme, self.config.ftl.gc, self.buffer.policy)?;
+        writeln!(f, "host         {} requests: {} pages read, {} written, {} trimmed", h.requests, h.read_pages, h.write_pages, h.trim_pages)?;
+        writeln!(
+            f,
+            "flash        {} reads, {} programs ({} copy-backs), {} erases",
+            self.flash.reads, self.flash.programs, self.flash.copybacks, self.flash.erases
+        )?;
+        writeln!(f, "gc           {} victims, {} pages moved", self.ftl.gc_victims, self.ftl.gc_copies)?;
+        writeln!(f, "WAF          {}", opt(self.waf, 3))?;
+        writeln!(
+            f,
+            "wear         erases/block min {} max {} mean {:.2} sd {:.2}",
+            self.wear.erase_min, self.wear.erase_max, self.wear.erase_mean, self.wear.erase_stddev
+        )?;
+        if let Some(l) = &self.latency_us {
+            for (name, s) in [("read", &l.read), ("write", &l.write)] {
+                if s.count > 0 {
+                    writeln!(f, "{name:<5} lat µs mean {:.1}  p50 {:.1}  p99 {:.1}  max {:.1}", s.mean, s.p50, s.p99, s.max)?;
+                }
+            }
+            writeln!(f, "throughput   {} MB/s over {} s simulated", opt(self.throughput_mb_s, 1), opt(self.sim.simulated_s, 3))?;
+        }
+        write!(
+            f,
+            "speed        {:.2} M host pages/s ({:.2} s wall{})",
+            self.sim.host_pages_per_s / 1e6,
+            self.sim.wall_s,
+            if self.sim.precondition_wall_s > 0.0 { format!(" + {:.2} s preconditioning", self.sim.precondition_wall_s) } else { String::new() }
+        )
+    }
+}

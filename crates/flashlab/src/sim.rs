@@ -1,0 +1,317 @@
+//! The pipeline: build the stack from a validated [`Config`], precondition, stream the workload
+//! through host → buffer → FTL → NAND, and collect [`Results`].
+//!
+//! Time: in accounting mode every operation happens at t = 0; in timing mode requests issue at
+//! their trace timestamps (open loop) or when one of `queue_depth` slots frees (closed loop),
+//! and completion times come from the NAND timeline. Randomness: every component's seed is
+//! derived from `config.seed` by [`derive_seed`]. No wall-clock time reaches a decision.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::time::Instant;
+
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::config::{Config, Mode, Resolved};
+use crate::device::Device;
+use crate::error::{Error, Location};
+use crate::ftl::{self, FtlCounters, FtlSpec};
+use crate::host::{self, Arrival, HostLayer, OutOfRange};
+use crate::nand::{NandCounters, Wear};
+use crate::results::*;
+use crate::stats::series::Sample;
+use crate::stats::{Histogram, Series};
+use crate::workload::{gen, trace, GenContext, Op, Request, Workload};
+use crate::buffer;
+
+/// Receives progress updates (the CLI draws a bar; the library does no I/O).
+pub trait Progress {
+    fn phase(&mut self, _name: &str, _total: u64) {}
+    fn update(&mut self, _done: u64) {}
+    fn finish(&mut self) {}
+}
+
+/// Progress sink that ignores everything.
+pub struct Quiet;
+impl Progress for Quiet {}
+
+/// Seed for a named component: SplitMix64 of the run seed mixed with the name.
+pub fn derive_seed(seed: u64, name: &str) -> u64 {
+    let mut x = seed ^ name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// Build the device stack for a config.
+pub fn build_device(cfg: &Config, r: &Resolved) -> Result<Device, Error> {
+    let timing = (cfg.sim.mode == Mode::Timing).then_some(&cfg.timing);
+    let spec = FtlSpec { layout: r.layout, logical_pages: r.logical_pages, config: &cfg.ftl, verify: cfg.sim.verify, timing };
+    let ftl = ftl::build(&spec)?;
+    let buffer = buffer::build(&cfg.buffer)?;
+    Ok(Device::new(buffer, ftl, r.page_size, cfg.sim.verify, cfg.sim.check))
+}
+
+/// Build the workload named by `[workload] kind`.
+pub fn build_workload(cfg: &Config, r: &Resolved) -> Result<Box<dyn Workload>, Error> {
+    let mut table = cfg.workload.clone();
+    let kind = match table.remove("kind") {
+        Some(toml::Value::String(k)) => k,
+        _ => return Err(Error::config("workload.kind", "missing: name a generator or `trace`")),
+    };
+    if kind == "trace" {
+        let opts = trace::TraceOptions::from_table(&table, &cfg.source)?;
+        return trace::open(&opts);
+    }
+    let ctx = GenContext {
+        capacity_bytes: r.logical_pages * r.page_size,
+        page_size: r.page_size,
+        seed: derive_seed(cfg.seed, "workload"),
+        source: cfg.source.clone(),
+    };
+    gen::build(&kind, table, &ctx)
+}
+
+/// Run a whole simulation.
+pub fn run(cfg: &Config, progress: &mut dyn Progress) -> Result<Results, Error> {
+    let r = cfg.resolve()?;
+    let mut dev = build_device(cfg, &r)?;
+    let mut host = host::build(&cfg.host)?;
+    let mut workload = build_workload(cfg, &r)?;
+    let t0 = Instant::now();
+    precondition(cfg, &mut dev, progress)?;
+    let precondition_wall_s = t0.elapsed().as_secs_f64();
+    let open_loop = match cfg.host.arrival {
+        Arrival::Open => true,
+        Arrival::Closed => false,
+        Arrival::Auto => cfg.workload.get("kind").and_then(|k| k.as_str()) == Some("trace"),
+    };
+    let mut m = Measure::new(cfg, &dev);
+    let t1 = Instant::now();
+    progress.phase("simulating", workload.progress().map_or(0, |p| p.1));
+    m.drive(cfg, &mut dev, host.as_mut(), workload.as_mut(), open_loop, progress)?;
+    progress.finish();
+    let wall_s = t1.elapsed().as_secs_f64();
+    Ok(m.finish(cfg, &r, &mut dev, wall_s, precondition_wall_s))
+}
+
+/// Fill sequentially, then overwrite uniformly at random; then forget the timeline.
+fn precondition(cfg: &Config, dev: &mut Device, progress: &mut dyn Progress) -> Result<(), Error> {
+    let p = &cfg.precondition;
+    let n = dev.logical_pages();
+    if p.fill {
+        progress.phase("precondition: fill", n);
+        for lpn in 0..n {
+            dev.write(lpn, 0)?;
+            if lpn & 0xFFFF == 0 {
+                progress.update(lpn);
+            }
+        }
+    }
+    if p.overwrite > 0.0 {
+        let total = (p.overwrite * n as f64) as u64;
+        progress.phase("precondition: random overwrite", total);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(derive_seed(cfg.seed, "precondition"));
+        for i in 0..total {
+            dev.write(rng.random_range(0..n), 0)?;
+            if i & 0xFFFF == 0 {
+                progress.update(i);
+            }
+        }
+    }
+    if let Some(tl) = dev.ftl.nand_mut().timeline_mut() {
+        tl.reset();
+    }
+    Ok(())
+}
+
+/// State of the measured phase.
+struct Measure {
+    host: HostStats,
+    base_nand: NandCounters,
+    base_ftl: FtlCounters,
+    series: Series,
+    read_lat: Histogram,
+    write_lat: Histogram,
+    first_issue: Option<u64>,
+    last_done: u64,
+    capacity: u64,
+}
+
+impl Measure {
+    fn new(cfg: &Config, dev: &Device) -> Self {
+        Measure {
+            host: HostStats::default(),
+            base_nand: dev.ftl.nand().counters,
+            base_ftl: dev.ftl.counters(),
+            series: Series::new(cfg.sim.intervals),
+            read_lat: Histogram::default(),
+            write_lat: Histogram::default(),
+            first_issue: None,
+            last_done: 0,
+            capacity: dev.logical_pages() * dev.page_size(),
+        }
+    }
+
+    fn sample(&self, dev: &Device) -> Sample {
+        let n = dev.ftl.nand().counters;
+        let f = dev.ftl.counters();
+        Sample {
+            host_writes: f.host_writes - self.base_ftl.host_writes,
+            flash_programs: n.programs - self.base_nand.programs,
+            erases: n.erases - self.base_nand.erases,
+            gc_copies: f.gc_copies - self.base_ftl.gc_copies,
+        }
+    }
+
+    fn drive(
+        &mut self,
+        cfg: &Config,
+        dev: &mut Device,
+        host: &mut dyn HostLayer,
+        wl: &mut dyn Workload,
+        open_loop: bool,
+        progress: &mut dyn Progress,
+    ) -> Result<(), Error> {
+        let qd = cfg.host.queue_depth as usize;
+        let mut slots: BinaryHeap<Reverse<u64>> = BinaryHeap::with_capacity(qd + 1);
+        let mut now = 0u64;
+        let timing = cfg.sim.mode == Mode::Timing;
+        let page = dev.page_size();
+        let base_writes = self.base_ftl.host_writes;
+        while let Some(mut req) = wl.next_request()? {
+            self.check_range(&mut req, cfg.host.out_of_range, wl)?;
+            let issue = if open_loop {
+                req.time_ns
+            } else {
+                if slots.len() >= qd {
+                    let Reverse(t) = slots.pop().expect("queue is full so not empty");
+                    now = now.max(t);
+                }
+                now
+            };
+            let done = host.submit(&req, issue, dev)?;
+            if !open_loop && timing {
+                slots.push(Reverse(done));
+            }
+            self.account(&req, issue, done, page);
+            if self.series.due(dev.ftl.counters().host_writes - base_writes) {
+                let s = self.sample(dev);
+                self.series.record(s);
+            }
+            if self.host.requests & 0x3FFF == 0 {
+                if let Some((d, _)) = wl.progress() {
+                    progress.update(d);
+                }
+            }
+        }
+        let t = self.last_done;
+        self.last_done = self.last_done.max(dev.flush(t)?);
+        Ok(())
+    }
+
+    fn check_range(&self, req: &mut Request, policy: OutOfRange, wl: &dyn Workload) -> Result<(), Error> {
+        let at = || wl.location().unwrap_or_else(|| Location::file("workload"));
+        if req.len == 0 {
+            return Err(Error::input(at().with_field("size"), "request of 0 bytes"));
+        }
+        let end = req.offset.checked_add(req.len);
+        if end.is_some_and(|e| e <= self.capacity) {
+            return Ok(());
+        }
+        match policy {
+            OutOfRange::Error => Err(Error::input(
+                at().with_field("offset"),
+                format!(
+                    "request [{}, +{}) ends beyond the logical capacity of {} bytes (set host.out_of_range = \"wrap\" to wrap addresses)",
+                    req.offset, req.len, self.capacity
+                ),
+            )),
+            OutOfRange::Wrap => {
+                req.offset %= self.capacity;
+                Ok(())
+            }
+        }
+    }
+
+    #[inline]
+    fn account(&mut self, req: &Request, issue: u64, done: u64, page: u64) {
+        let pages = (req.offset + req.len - 1) / page - req.offset / page + 1;
+        let h = &mut self.host;
+        h.requests += 1;
+        match req.op {
+            Op::Read => {
+                h.read_requests += 1;
+                h.read_pages += pages;
+                h.read_bytes += req.len;
+                self.read_lat.record(done - issue);
+            }
+            Op::Write => {
+                h.write_requests += 1;
+                h.write_pages += pages;
+                h.write_bytes += req.len;
+                self.write_lat.record(done - issue);
+            }
+            Op::Trim => {
+                h.trim_requests += 1;
+                h.trim_pages += pages;
+            }
+        }
+        self.first_issue.get_or_insert(issue);
+        self.last_done = self.last_done.max(done);
+    }
+
+    fn finish(self, cfg: &Config, r: &Resolved, dev: &mut Device, wall_s: f64, precondition_wall_s: f64) -> Results {
+        let last = self.sample(dev);
+        let flash = ftl::nand_minus(&dev.ftl.nand().counters, &self.base_nand);
+        let ftl_c = dev.ftl.counters().minus(&self.base_ftl);
+        let timing = cfg.sim.mode == Mode::Timing;
+        let span_ns = self.last_done.saturating_sub(self.first_issue.unwrap_or(0));
+        let moved = self.host.read_bytes + self.host.write_bytes;
+        let pages = self.host.read_pages + self.host.write_pages + self.host.trim_pages;
+        let (hits, accesses) = dev.buffer.hits();
+        let geo = r.layout.geo;
+        let verified_reads = if cfg.sim.verify { self.host.read_pages } else { 0 };
+        Results {
+            name: cfg.name.clone(),
+            workload: describe_workload(cfg),
+            device: DeviceSummary {
+                physical_bytes: geo.physical_bytes(),
+                logical_bytes: r.logical_pages * r.page_size,
+                over_provisioning: r.over_provisioning,
+                page_size: r.page_size,
+                planes: geo.planes(),
+                segments: r.layout.segments,
+                pages_per_segment: r.layout.pages_per_segment,
+            },
+            waf: (ftl_c.host_writes > 0).then(|| flash.programs as f64 / ftl_c.host_writes as f64),
+            flash,
+            ftl: ftl_c,
+            host: self.host,
+            wear: Wear::of(dev.ftl.nand().erase_counts()),
+            mapping: MappingSummary { scheme: cfg.ftl.mapping.clone(), hit_ratio: Some(1.0), table_bytes: dev.ftl.table_bytes() },
+            buffer: BufferSummary { policy: cfg.buffer.policy.clone(), hit_ratio: (accesses > 0).then(|| hits as f64 / accesses as f64) },
+            latency_us: timing.then(|| Latencies { read: self.read_lat.summary(), write: self.write_lat.summary() }),
+            throughput_mb_s: (timing && span_ns > 0).then(|| moved as f64 / 1e6 / (span_ns as f64 / 1e9)),
+            sim: SimSummary {
+                mode: cfg.sim.mode,
+                seed: cfg.seed,
+                wall_s,
+                precondition_wall_s,
+                host_pages_per_s: if wall_s > 0.0 { pages as f64 / wall_s } else { 0.0 },
+                simulated_s: timing.then(|| span_ns as f64 / 1e9),
+                verified_reads,
+            },
+            series: self.series.points(last),
+            config: cfg.clone(),
+        }
+    }
+}
+
+fn describe_workload(cfg: &Config) -> String {
+    let mut parts: Vec<String> = cfg.workload.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    parts.sort();
+    parts.join(" ")
+}

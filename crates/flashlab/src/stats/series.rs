@@ -1,0 +1,111 @@
+//! Per-interval series over host page writes.
+//!
+//! The total number of host writes is not known in advance for a streamed trace, so the series
+//! samples cumulative counters every `step` host writes, starting with `step = 1` and doubling
+//! it (dropping every other sample) whenever more than `4 * min_intervals` samples exist. The
+//! result has between `2 * min_intervals` and `4 * min_intervals` equal intervals (the last may
+//! be partial) whatever the run length, in O(1) amortised time per write.
+
+/// Cumulative counters at the end of an interval.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Sample {
+    pub host_writes: u64,
+    pub flash_programs: u64,
+    pub erases: u64,
+    pub gc_copies: u64,
+}
+
+/// One interval of the series, as written to CSV and results.json.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct SeriesPoint {
+    pub interval: usize,
+    /// Cumulative host page writes at the end of the interval.
+    pub host_writes: u64,
+    /// Flash programs / host writes within the interval.
+    pub running_waf: f64,
+    /// Flash programs / host writes since the start.
+    pub cumulative_waf: f64,
+    pub erases: u64,
+    pub gc_copies: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Series {
+    min_intervals: usize,
+    step: u64,
+    next_at: u64,
+    samples: Vec<Sample>,
+}
+
+impl Series {
+    pub fn new(min_intervals: usize) -> Self {
+        assert!(min_intervals >= 1);
+        Series { min_intervals, step: 1, next_at: 1, samples: Vec::new() }
+    }
+
+    /// Is a sample due at `host_writes`? (Cheap check for the hot path.)
+    #[inline]
+    pub fn due(&self, host_writes: u64) -> bool {
+        host_writes >= self.next_at
+    }
+
+    pub fn record(&mut self, s: Sample) {
+        debug_assert!(s.host_writes >= self.next_at);
+        self.samples.push(s);
+        self.next_at += self.step;
+        if self.samples.len() > 4 * self.min_intervals {
+            let kept: Vec<Sample> = self.samples.iter().skip(1).step_by(2).copied().collect();
+            self.samples = kept;
+            self.step *= 2;
+            self.next_at = self.samples.last().map_or(0, |s| s.host_writes) + self.step;
+        }
+    }
+
+    /// Intervals, closing with `last` (the counters at the end of the run) if it adds writes.
+    pub fn points(&self, last: Sample) -> Vec<SeriesPoint> {
+        let mut all = self.samples.clone();
+        if all.last().map_or(true, |s| s.host_writes < last.host_writes) {
+            all.push(last);
+        }
+        let mut prev = Sample::default();
+        let mut out = Vec::with_capacity(all.len());
+        for (i, s) in all.iter().enumerate() {
+            let dw = s.host_writes - prev.host_writes;
+            let dp = s.flash_programs - prev.flash_programs;
+            out.push(SeriesPoint {
+                interval: i,
+                host_writes: s.host_writes,
+                running_waf: if dw == 0 { 0.0 } else { dp as f64 / dw as f64 },
+                cumulative_waf: if s.host_writes == 0 { 0.0 } else { s.flash_programs as f64 / s.host_writes as f64 },
+                erases: s.erases - prev.erases,
+                gc_copies: s.gc_copies - prev.gc_copies,
+            });
+            prev = *s;
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_between_two_and_four_times_the_minimum_equal_intervals() {
+        for total in [25u64, 1000, 123_457] {
+            let mut s = Series::new(10);
+            for w in 1..=total {
+                if s.due(w) {
+                    s.record(Sample { host_writes: w, flash_programs: 2 * w, erases: 0, gc_copies: w });
+                }
+            }
+            let pts = s.points(Sample { host_writes: total, flash_programs: 2 * total, erases: 0, gc_copies: total });
+            assert!(pts.len() >= 20 && pts.len() <= 41, "total {total}: {} intervals", pts.len());
+            let widths: Vec<u64> = pts.windows(2).map(|w| w[1].host_writes - w[0].host_writes).collect();
+            let full = widths[0];
+            assert!(widths[..widths.len() - 1].iter().all(|&x| x == full), "equal intervals: {widths:?}");
+            assert!(pts.iter().all(|p| (p.running_waf - 2.0).abs() < 1e-12));
+            assert_eq!(pts.last().unwrap().host_writes, total);
+        }
+    }
+}
