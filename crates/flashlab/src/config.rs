@@ -156,8 +156,12 @@ impl Config {
         for o in overrides {
             apply_override(&mut table, o)?;
         }
-        let mut cfg: Config = Config::deserialize(toml::Value::Table(table))
-            .map_err(|e| Error::input(Location::file(source), format!("{}", e.message())))?;
+        let mut cfg: Config = serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
+            let path = e.path().to_string();
+            let mut at = Location::file(source).with_field(path.clone());
+            at.line = line_of(text, &path);
+            Error::input(at, e.into_inner().message().to_string())
+        })?;
         cfg.source = source.to_string();
         cfg.resolve()?;
         Ok(cfg)
@@ -216,6 +220,7 @@ impl Config {
         }
         self.check_memory(&geo)?;
         self.check_sim()?;
+        self.check_names()?;
         Ok(Resolved {
             layout,
             logical_pages: logical_bytes / page,
@@ -275,9 +280,44 @@ impl Config {
         }
     }
 
+    /// Every policy name must be in its registry (the error lists the valid ones).
+    fn check_names(&self) -> Result<(), Error> {
+        fn known(kind: &'static str, name: &str, valid: Vec<&'static str>) -> Result<(), Error> {
+            if valid.contains(&name) { Ok(()) } else { Err(Error::unknown(kind, name, valid)) }
+        }
+        known("mapping scheme", &self.ftl.mapping, crate::ftl::mapping_names())?;
+        known("GC policy", &self.ftl.gc, crate::ftl::gc::names())?;
+        known("buffer policy", &self.buffer.policy, crate::buffer::names())?;
+        known("host layer", &self.host.layer, crate::host::names())?;
+        let kind = self.workload.get("kind").and_then(|k| k.as_str()).unwrap_or("");
+        let mut kinds: Vec<&'static str> = crate::workload::gen::GENERATORS.iter().map(|g| g.name).collect();
+        kinds.push("trace");
+        known("workload kind", kind, kinds)
+    }
+
     pub fn gc_unit(&self) -> GcUnit {
         self.ftl.gc_unit
     }
+}
+
+/// Line (1-based) where the key `a.b.c` is set in `text`, if it is set there plainly
+/// (`c = ...` under `[a.b]`, or `b.c = ...` under `[a]`). Best effort: for error messages only.
+fn line_of(text: &str, path: &str) -> Option<u64> {
+    let parts: Vec<&str> = path.split('.').collect();
+    let mut section = String::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if let Some(h) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            section = h.trim().to_string();
+            continue;
+        }
+        let Some((key, _)) = line.split_once('=') else { continue };
+        let full = if section.is_empty() { key.trim().to_string() } else { format!("{section}.{}", key.trim()) };
+        if full == path || (parts.len() > 1 && path.starts_with(&format!("{full}."))) {
+            return Some(i as u64 + 1);
+        }
+    }
+    None
 }
 
 /// Turn a TOML syntax error into file:line.

@@ -1,0 +1,118 @@
+//! A catalogue of bad configurations: each must fail with a clear message naming the key (or the
+//! file and line), never a panic. And the good presets must load.
+
+use flashlab::{presets, Config};
+
+const GOOD: &str = r#"
+[device]
+channels = 2
+planes_per_die = 2
+blocks_per_plane = 64
+pages_per_block = 64
+over_provisioning = 0.1
+[workload]
+kind = "trace"
+path = "x.csv"
+"#;
+
+/// Apply overrides to the good config and expect an error containing every `needle`.
+fn check_err(sets: &[&str], needles: &[&str]) {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    let err = Config::from_toml_str(GOOD, "good.toml", &sets).expect_err(&format!("{sets:?} should be rejected"));
+    let msg = err.to_string();
+    for n in needles {
+        assert!(msg.contains(n), "error for {sets:?} should mention `{n}`: {msg}");
+    }
+}
+
+#[test]
+fn the_good_config_and_every_preset_load() {
+    Config::from_toml_str(GOOD, "good.toml", &[]).unwrap();
+    for p in presets::PRESETS {
+        let c = Config::from_toml_str(p.text, p.name, &[]).unwrap_or_else(|e| panic!("preset {}: {e}", p.name));
+        c.resolve().unwrap();
+    }
+}
+
+#[test]
+fn zero_and_negative_sizes() {
+    check_err(&["device.pages_per_block=0"], &["device.pages_per_block", "at least 1"]);
+    check_err(&["device.blocks_per_plane=0"], &["device.blocks_per_plane"]);
+    check_err(&["device.channels=-2"], &["channels"]);
+    check_err(&["device.page_size=\"0KiB\""], &["page_size"]);
+    check_err(&["device.page_size=\"3000\""], &["page_size", "power of two"]);
+    check_err(&["device.over_provisioning=-0.1"], &["over_provisioning"]);
+    check_err(&["device.logical_capacity=\"-4KiB\""], &["size"]);
+}
+
+#[test]
+fn capacity_that_leaves_no_spare_blocks() {
+    // 2 x 2 planes x 64 blocks x 64 pages x 4 KiB = 64 MiB physical.
+    check_err(&["device.over_provisioning=0.0"], &["over-provisioning"]);
+    check_err(&["device.logical_capacity=\"64MiB\"", "device.over_provisioning=0.0"], &["over-provisioning"]);
+    check_err(&["device.logical_capacity=\"100MiB\"", "device.over_provisioning=0.0"], &["logical_capacity"]);
+    check_err(&["device.logical_capacity=\"50MiB\""], &["over_provisioning", "contradicts"]);
+    check_err(&["device.logical_capacity=\"4097\"", "device.over_provisioning=0.1"], &["contradicts"]);
+}
+
+#[test]
+fn a_device_too_large_for_memory() {
+    check_err(&["device.blocks_per_plane=100000000"], &["32-bit"]);
+    check_err(&["device.blocks_per_plane=1000000", "device.pages_per_block=256", "device.channels=8"], &["memory"]);
+}
+
+#[test]
+fn unknown_names_list_the_valid_ones() {
+    check_err(&["ftl.gc=\"greedyy\""], &["unknown GC policy `greedyy`", "greedy", "cost-benefit", "fifo"]);
+    check_err(&["ftl.mapping=\"pagee\""], &["unknown mapping scheme", "page"]);
+    check_err(&["buffer.policy=\"lru2\""], &["unknown buffer policy", "none"]);
+    check_err(&["host.layer=\"fs\""], &["unknown host layer", "passthrough"]);
+    check_err(&["workload.kind=\"zipff\""], &["unknown workload kind", "trace"]);
+    check_err(&["ftl.gc_unit=\"page\""], &["gc_unit"]);
+    check_err(&["ftl.striping=\"some\""], &["striping"]);
+    check_err(&["sim.mode=\"fast\""], &["mode"]);
+}
+
+#[test]
+fn unknown_keys_are_rejected() {
+    check_err(&["device.chanels=4"], &["unknown field `chanels`"]);
+    check_err(&["ftl.victim=\"greedy\""], &["unknown field `victim`"]);
+    check_err(&["sim.chek=true"], &["unknown field `chek`"]);
+    check_err(&["timing.tr_us=3"], &["unknown field `tr_us`"]);
+    check_err(&["colour=\"red\""], &["unknown field `colour`"]);
+}
+
+#[test]
+fn contradictory_or_impossible_settings() {
+    check_err(&["sim.intervals=0"], &["sim.intervals"]);
+    check_err(&["host.queue_depth=0"], &["host.queue_depth"]);
+    check_err(&["timing.bus_mb_s=0"], &["timing.bus_mb_s"]);
+    check_err(&["precondition.overwrite=-1"], &["precondition.overwrite"]);
+    check_err(&["workload.kind=3"], &["workload.kind"]);
+}
+
+#[test]
+fn ftl_build_time_errors_are_clear() {
+    use flashlab::sim;
+    let cfg = |sets: &[&str]| Config::from_toml_str(GOOD, "good.toml", &sets.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
+    let r = |c: &Config| sim::build_device(c, &c.resolve().unwrap()).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(r(&cfg(&["ftl.gc_unit=\"line\"", "ftl.striping=\"none\""])).contains("ftl.striping"));
+    assert!(r(&cfg(&["ftl.gc_free_low=1"])).contains("ftl.gc_free_low"));
+    assert!(r(&cfg(&["ftl.gc_free_low=5", "ftl.gc_free_high=5"])).contains("ftl.gc_free_high"));
+    assert!(r(&cfg(&["ftl.gc_params.window=0.2"])).contains("ftl.gc_params.window"));
+    // 64 blocks per plane, but a reserve of 60 free blocks per plane leaves no room for GC.
+    assert!(r(&cfg(&["ftl.gc_free_low=60"])).contains("spare space"));
+}
+
+#[test]
+fn toml_syntax_errors_name_the_line() {
+    let err = Config::from_toml_str("[device]\nchannels = 2\nblocks_per_plane = = 3\n", "bad.toml", &[]).unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.starts_with("bad.toml:3"), "{msg}");
+}
+
+#[test]
+fn overrides_need_key_value_form() {
+    let err = Config::from_toml_str(GOOD, "good.toml", &["ftl.gc".to_string()]).unwrap_err();
+    assert!(err.to_string().contains("key=value"));
+}
