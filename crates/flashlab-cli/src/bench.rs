@@ -1,31 +1,99 @@
-//! `flashlab bench`: run the benchmark presets and report rates. Measurement, not assertion:
-//! figures are printed with the command that reproduces each.
+//! `flashlab bench`: run the benchmark scenarios and report rates. Measurement, not assertion:
+//! every figure is printed with the command that reproduces it. Scenarios:
+//! - `bench-accounting` / `bench-timing` presets: simulated host pages per wall-clock second;
+//! - memory: peak resident set of a separate `flashlab run` of the accounting preset, per
+//!   physical page of the device (Linux `/proc/self/status` VmHWM);
+//! - trace parsing: MB/s of MSR Cambridge CSV, on a file made by repeating the shipped sample.
 
-use anyhow::Result;
-use flashlab::sim;
+use std::io::Write;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use flashlab::{sim, workload::trace};
 
 use crate::{load_config, Bar};
 
 pub fn run(quick: bool, quiet: bool) -> Result<()> {
-    let scale: &[String] = if quick { &[] } else { &[] };
-    let mut sets: Vec<String> = scale.to_vec();
-    if quick {
-        sets.push("workload.volume_ratio=1.0".into());
-    }
+    let sets: Vec<String> = if quick { vec!["workload.volume_ratio=0.5".into(), "precondition.overwrite=0.0".into()] } else { vec![] };
+    let flags = sets.iter().map(|s| format!(" --set {s}")).collect::<String>();
     for preset in ["bench-accounting", "bench-timing"] {
         let cfg = load_config(preset, &sets)?;
-        let mut bar = Bar::new(quiet);
-        let r = sim::run(&cfg, &mut bar)?;
-        let phys_pages = r.device.physical_bytes / r.device.page_size;
+        let r = sim::run(&cfg, &mut Bar::new(quiet))?;
         println!(
-            "{preset:<18} {:>7.2} M host pages/s  ({} pages in {:.2} s; WAF {:.3}; precondition {:.2} s)   [flashlab run {preset} --set ...]",
+            "{preset:<17} {:>6.2} M host pages/s   ({} pages in {:.2} s, WAF {:.3})   [flashlab run {preset}{flags}]",
             r.sim.host_pages_per_s / 1e6,
             r.host.read_pages + r.host.write_pages,
             r.sim.wall_s,
             r.waf.unwrap_or(0.0),
-            r.sim.precondition_wall_s,
         );
-        let _ = phys_pages;
     }
+    memory(&sets, &flags)?;
+    msr_parse()?;
+    Ok(())
+}
+
+/// Peak RSS of a child `flashlab run bench-accounting`, per physical page.
+fn memory(sets: &[String], flags: &str) -> Result<()> {
+    let exe = std::env::current_exe()?;
+    let mut cmd = std::process::Command::new(exe);
+    cmd.args(["__peak-rss", "bench-accounting"]);
+    for s in sets {
+        cmd.args(["--set", s]);
+    }
+    let out = cmd.output().context("running the memory probe")?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut it = text.split_whitespace();
+    let (Some(rss), Some(pages)) = (it.next().and_then(|v| v.parse::<f64>().ok()), it.next().and_then(|v| v.parse::<f64>().ok())) else {
+        println!("memory            peak RSS not available on this platform");
+        return Ok(());
+    };
+    println!(
+        "memory            {:>6.2} bytes / physical page (peak RSS {:.0} MiB for {:.0} pages)   [flashlab run bench-accounting{flags}]",
+        rss / pages,
+        rss / (1u64 << 20) as f64,
+        pages
+    );
+    Ok(())
+}
+
+/// Entry for the hidden `__peak-rss` subcommand: run a preset, print "peak_rss_bytes physical_pages".
+pub fn peak_rss(preset: &str, sets: &[String]) -> Result<()> {
+    let cfg = load_config(preset, sets)?;
+    let r = sim::run(&cfg, &mut sim::Quiet)?;
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kb = status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok());
+    if let Some(kb) = kb {
+        println!("{} {}", kb * 1024, r.device.physical_bytes / r.device.page_size);
+    }
+    Ok(())
+}
+
+/// MB/s of streaming MSR CSV through the reader (parsing only, no simulation).
+fn msr_parse() -> Result<()> {
+    let sample = include_str!("../../flashlab/tests/data/traces/snia_samples_caffeine/msr-cambridge1-sample.csv");
+    let path = std::env::temp_dir().join(format!("flashlab-bench-{}.csv", std::process::id()));
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path)?);
+    let target = 256u64 << 20;
+    let mut written = 0u64;
+    while written < target {
+        f.write_all(sample.as_bytes())?;
+        written += sample.len() as u64;
+    }
+    f.flush()?;
+    drop(f);
+    let opts = trace::TraceOptions { path: path.clone(), format: Some("msr".into()), device: None, time_scale: 1.0, time_unit: None };
+    let t = Instant::now();
+    let mut wl = trace::open(&opts)?;
+    let mut n = 0u64;
+    while wl.next_request()?.is_some() {
+        n += 1;
+    }
+    let s = t.elapsed().as_secs_f64();
+    let _ = std::fs::remove_file(&path);
+    println!(
+        "msr parse         {:>6.0} MB/s   ({n} records, {:.0} MB in {s:.2} s)   [flashlab bench]",
+        written as f64 / 1e6 / s,
+        written as f64 / 1e6
+    );
     Ok(())
 }

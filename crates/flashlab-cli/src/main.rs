@@ -49,6 +49,13 @@ enum Cmd {
         #[arg(long)]
         quiet: bool,
     },
+    /// (internal) run a preset and print peak RSS and physical pages, for `bench`.
+    #[command(name = "__peak-rss", hide = true)]
+    PeakRss {
+        preset: String,
+        #[arg(long = "set")]
+        sets: Vec<String>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -99,6 +106,7 @@ fn real_main() -> Result<()> {
             Ok(())
         }
         Cmd::Bench { quick, quiet } => bench::run(quick, quiet),
+        Cmd::PeakRss { preset, sets } => bench::peak_rss(&preset, &sets),
     }
 }
 

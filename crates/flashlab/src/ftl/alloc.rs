@@ -77,7 +77,7 @@ impl Segments {
     /// Was `ppn` the last page of its segment? (Then the caller seals it after programming.)
     #[inline]
     pub fn is_last_page(&self, ppn: u32) -> bool {
-        ppn % self.layout.pages_per_segment == self.layout.pages_per_segment - 1
+        self.layout.is_last_in_segment(ppn)
     }
 
     /// Open a free segment of `pool` for `stream`; `None` if the pool has none.
@@ -95,7 +95,7 @@ impl Segments {
 
     /// The segment holding `ppn` is full: close its frontier and mark it sealed.
     pub fn seal(&mut self, ppn: u32, now: u64) -> u32 {
-        let seg = ppn / self.layout.pages_per_segment;
+        let seg = self.layout.segment_of(ppn);
         let f = self.stream[seg as usize] as usize * self.layout.pools as usize + self.layout.pool_of(seg) as usize;
         assert_eq!(self.open_seg[f], seg, "sealing segment {seg} that is not its stream's open segment");
         self.open_seg[f] = NIL;

@@ -1,13 +1,14 @@
 //! Page-mapped FTL and the one GC mechanism of the page-mapped family.
 //!
 //! Owns the logical→physical table (one `u32` per logical page; the physical→logical direction
-//! is the NAND's OOB, so no second table is kept) and drives the allocator, the GC victim
+//! is the NAND's OOB, so no second table is kept), a valid bit per physical page (so GC finds a
+//! victim's valid pages with a sequential scan instead of a random table lookup per page) and drives the allocator, the GC victim
 //! policy and the NAND. GC runs when a pool's free segments fall to the low watermark, before
 //! a new segment is opened, and collects victims until the high watermark is met (and the
 //! policy wants no more). Moving valid pages, erasing and counting happen only here.
 //!
-//! Memory: 4 B per logical page + the NAND's 4 B per physical page (8 B with verify tags) +
-//! O(segments).
+//! Memory: 4 B per logical page + 1 bit per physical page + the NAND's 4 B per physical page
+//! (8 B with verify tags) + O(segments).
 
 use super::alloc::Segments;
 use super::gc::{self, GcPolicy};
@@ -19,6 +20,8 @@ const UNMAPPED: u32 = u32::MAX;
 
 pub struct PageFtl {
     l2p: Vec<u32>,
+    /// Bit `ppn` set ⇔ `l2p[oob(ppn)] == ppn`.
+    valid_bits: Vec<u64>,
     segs: Segments,
     nand: Nand,
     policy: Box<dyn GcPolicy>,
@@ -58,6 +61,7 @@ impl PageFtl {
         let pools = layout.pools as u64;
         Ok(PageFtl {
             l2p: vec![UNMAPPED; spec.logical_pages as usize],
+            valid_bits: vec![0; (layout.total_pages() as usize).div_ceil(64)],
             segs: Segments::new(layout, streams),
             nand: Nand::new(layout, spec.verify, spec.timing),
             policy,
@@ -109,7 +113,8 @@ impl PageFtl {
     #[inline]
     fn place(&mut self, lpn: u64, ppn: u32) {
         self.l2p[lpn as usize] = ppn;
-        let seg = ppn / self.segs.layout.pages_per_segment;
+        self.valid_bits[ppn as usize / 64] |= 1 << (ppn % 64);
+        let seg = self.segs.layout.segment_of(ppn);
         self.segs.valid[seg as usize] += 1;
         if self.segs.is_last_page(ppn) {
             let seg = self.segs.seal(ppn, self.counters.host_writes);
@@ -120,7 +125,8 @@ impl PageFtl {
 
     #[inline]
     fn invalidate(&mut self, ppn: u32) {
-        let seg = ppn / self.segs.layout.pages_per_segment;
+        self.valid_bits[ppn as usize / 64] &= !(1 << (ppn % 64));
+        let seg = self.segs.layout.segment_of(ppn);
         let v = &mut self.segs.valid[seg as usize];
         debug_assert!(*v > 0, "invalidating a page of segment {seg} with no valid pages");
         *v -= 1;
@@ -164,18 +170,21 @@ impl PageFtl {
         let pps = self.segs.layout.pages_per_segment;
         let view = self.segs.view(self.counters.host_writes);
         let stream = self.policy.gc_stream(&view, victim);
-        let base = victim * pps;
+        let (first, end) = (victim * pps, victim * pps + pps);
         let mut done = t_ns;
-        for ppn in base..base + pps {
-            let Some(lpn) = self.nand.oob_lpn(ppn) else { continue };
-            if self.l2p[lpn as usize] != ppn {
-                continue;
+        // Walk the victim's valid bits a word at a time: invalid pages cost nothing.
+        let mut word_start = first & !63;
+        while word_start < end {
+            let mut bits = self.valid_bits[word_start as usize / 64];
+            while bits != 0 {
+                let ppn = word_start + bits.trailing_zeros();
+                bits &= bits - 1;
+                if ppn < first || ppn >= end {
+                    continue;
+                }
+                done = done.max(self.move_valid(ppn, victim, stream, pool, t_ns)?);
             }
-            let dst = self.take_page(stream, pool, t_ns)?;
-            done = done.max(self.nand.move_page(ppn, dst, t_ns));
-            self.segs.valid[victim as usize] -= 1;
-            self.place(lpn as u64, dst);
-            self.counters.gc_copies += 1;
+            word_start += 64;
         }
         assert_eq!(self.segs.valid[victim as usize], 0, "victim {victim} still has valid pages after collection");
         self.nand.erase_segment(victim, done);
@@ -183,6 +192,27 @@ impl PageFtl {
         self.policy.on_erase(victim);
         self.counters.gc_victims += 1;
         Ok(())
+    }
+
+    /// Move one valid page of `victim` to the frontier of (stream, pool).
+    #[inline]
+    fn move_valid(&mut self, ppn: u32, victim: u32, stream: usize, pool: u32, t_ns: u64) -> Result<u64, Error> {
+        let lpn = self.nand.oob_lpn(ppn).expect("a valid page carries its lpn in the OOB");
+        let dst = match self.segs.frontier_page(stream, pool) {
+            Some(p) => p,
+            None => self.take_page(stream, pool, t_ns)?,
+        };
+        let done = self.nand.move_page(ppn, dst, t_ns);
+        self.valid_bits[ppn as usize / 64] &= !(1 << (ppn % 64));
+        self.segs.valid[victim as usize] -= 1;
+        self.place(lpn as u64, dst);
+        self.counters.gc_copies += 1;
+        Ok(done)
+    }
+
+    #[inline]
+    fn is_valid(&self, ppn: u32) -> bool {
+        self.valid_bits[ppn as usize / 64] >> (ppn % 64) & 1 == 1
     }
 
     fn check_lpn(&self, lpn: u64) {
@@ -282,7 +312,11 @@ impl Ftl for PageFtl {
             if self.nand.oob_lpn(ppn) != Some(lpn as u32) {
                 return Err(format!("lpn {lpn} maps to ppn {ppn} whose OOB names {:?}", self.nand.oob_lpn(ppn)));
             }
-            valid[(ppn / l.pages_per_segment) as usize] += 1;
+            valid[l.segment_of(ppn) as usize] += 1;
+        }
+        let mapped_here = |ppn: u32| self.nand.oob_lpn(ppn).is_some_and(|lpn| self.l2p[lpn as usize] == ppn);
+        if let Some(ppn) = (0..l.total_pages()).find(|&p| self.is_valid(p) != mapped_here(p)) {
+            return Err(format!("ppn {ppn}: valid bit {} but mapped {}", self.is_valid(ppn), mapped_here(ppn)));
         }
         if let Some(seg) = (0..valid.len()).find(|&s| valid[s] != self.segs.valid[s]) {
             return Err(format!("segment {seg}: valid count {} but {} mapped pages", self.segs.valid[seg], valid[seg]));

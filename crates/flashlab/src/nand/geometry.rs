@@ -94,6 +94,35 @@ impl Geometry {
     }
 }
 
+/// Division of `u32`s by a fixed divisor with multiplications instead of `div` (the hot path
+/// decodes a page address per operation). Lemire, Kaser & Kurz, "Faster remainder by direct
+/// computation", 2019: with `m = ⌊(2^64 − 1)/d⌋ + 1`, `n / d = ⌊m·n / 2^64⌋` and
+/// `n % d = ⌊(m·n mod 2^64)·d / 2^64⌋`, exact for all 32-bit `n` and `d`.
+#[derive(Clone, Copy, Debug)]
+pub struct Divisor {
+    d: u32,
+    m: u64,
+}
+
+impl Divisor {
+    pub fn new(d: u32) -> Self {
+        assert!(d > 0, "division by zero");
+        Divisor { d, m: (u64::MAX / d as u64).wrapping_add(1) }
+    }
+    #[inline]
+    pub fn div(&self, n: u32) -> u32 {
+        if self.d == 1 {
+            return n;
+        }
+        ((self.m as u128 * n as u128) >> 64) as u32
+    }
+    #[inline]
+    pub fn rem(&self, n: u32) -> u32 {
+        let low = self.m.wrapping_mul(n as u64);
+        ((low as u128 * self.d as u128) >> 64) as u32
+    }
+}
+
 /// Geometry plus GC unit: how physical page numbers decode to (plane, block, page).
 #[derive(Clone, Copy, Debug)]
 pub struct Layout {
@@ -104,6 +133,9 @@ pub struct Layout {
     pub segments: u32,
     /// Pools of segments that share a free list: planes (block unit) or one (line unit).
     pub pools: u32,
+    by_pps: Divisor,
+    by_bpp: Divisor,
+    by_planes: Divisor,
 }
 
 /// A decoded physical page.
@@ -122,7 +154,35 @@ impl Layout {
             GcUnit::Block => (geo.pages_per_block, geo.total_blocks(), planes),
             GcUnit::Line => (geo.pages_per_block * planes, geo.blocks_per_plane, 1),
         };
-        Layout { geo, unit, planes, pages_per_segment, segments, pools }
+        Layout {
+            geo,
+            unit,
+            planes,
+            pages_per_segment,
+            segments,
+            pools,
+            by_pps: Divisor::new(pages_per_segment),
+            by_bpp: Divisor::new(geo.blocks_per_plane),
+            by_planes: Divisor::new(planes),
+        }
+    }
+
+    /// Segment holding `ppn`.
+    #[inline]
+    pub fn segment_of(&self, ppn: u32) -> u32 {
+        self.by_pps.div(ppn)
+    }
+
+    /// Is `ppn` the last page of its segment?
+    #[inline]
+    pub fn is_last_in_segment(&self, ppn: u32) -> bool {
+        self.by_pps.rem(ppn) == self.pages_per_segment - 1
+    }
+
+    /// Plane of global block id `block`.
+    #[inline]
+    pub fn plane_of_block(&self, block: u32) -> u32 {
+        self.by_bpp.div(block)
     }
 
     pub fn total_pages(&self) -> u32 {
@@ -131,16 +191,14 @@ impl Layout {
 
     #[inline]
     pub fn decode(&self, ppn: u32) -> PageAddr {
-        let seg = ppn / self.pages_per_segment;
-        let off = ppn % self.pages_per_segment;
+        let seg = self.by_pps.div(ppn);
+        let off = ppn - seg * self.pages_per_segment;
         match self.unit {
-            GcUnit::Block => {
-                let plane = seg / self.geo.blocks_per_plane;
-                PageAddr { plane, block: seg, page: off }
-            }
+            GcUnit::Block => PageAddr { plane: self.by_bpp.div(seg), block: seg, page: off },
             GcUnit::Line => {
-                let plane = off % self.planes;
-                PageAddr { plane, block: plane * self.geo.blocks_per_plane + seg, page: off / self.planes }
+                let page = self.by_planes.div(off);
+                let plane = off - page * self.planes;
+                PageAddr { plane, block: plane * self.geo.blocks_per_plane + seg, page }
             }
         }
     }
@@ -149,7 +207,7 @@ impl Layout {
     #[inline]
     pub fn pool_of(&self, seg: u32) -> u32 {
         match self.unit {
-            GcUnit::Block => seg / self.geo.blocks_per_plane,
+            GcUnit::Block => self.by_bpp.div(seg),
             GcUnit::Line => 0,
         }
     }
@@ -191,6 +249,18 @@ mod tests {
                 assert!(l.blocks_of(seg).any(|b| b == a.block));
             }
             assert_eq!(seen.len() as u64, geo().total_pages_u64());
+        }
+    }
+
+    #[test]
+    fn fast_division_is_exact() {
+        let ds = [1u32, 2, 3, 7, 18, 64, 1000, 1152, 65_537, 1 << 31, u32::MAX];
+        let ns = [0u32, 1, 2, 17, 1151, 1152, 1153, 123_456_789, u32::MAX - 1, u32::MAX];
+        for d in ds {
+            let f = Divisor::new(d);
+            for n in ns {
+                assert_eq!((f.div(n), f.rem(n)), (n / d, n % d), "{n} / {d}");
+            }
         }
     }
 

@@ -105,7 +105,7 @@ impl Nand {
     /// read out and a program in. Returns the completion time.
     pub fn move_page(&mut self, src: u32, dst: u32, t_ns: u64) -> u64 {
         let (sa, da) = (self.layout.decode(src), self.layout.decode(dst));
-        assert!(self.is_programmed(src), "move from unprogrammed page {src}");
+        debug_assert!(self.is_programmed(src), "move from unprogrammed page {src}");
         let lpn = self.oob_lpn[src as usize];
         let tag = self.oob_tag.as_ref().map_or(0, |t| t[src as usize]);
         if sa.plane == da.plane {
@@ -135,7 +135,7 @@ impl Nand {
             self.erase_count[block as usize] += 1;
             self.counters.erases += 1;
             if let Some(tl) = &mut self.timeline {
-                let plane = block / layout.geo.blocks_per_plane;
+                let plane = layout.plane_of_block(block);
                 done = done.max(tl.erase(plane, t_ns));
             }
         }

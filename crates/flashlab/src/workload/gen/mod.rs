@@ -1,18 +1,46 @@
 //! Synthetic workload generators, one file each, registered in [`GENERATORS`].
-//! (Interface stub: implementations land with the generators work.)
+//!
+//! Owns: the registry and the split of work between the shared parts and the generators.
+//! `params` parses and validates the keys every generator takes ([`params::COMMON_KEYS`]: the
+//! stream length, read/trim shares, request sizes, alignment, footprint and start, seed,
+//! inter-arrival time); `stream` turns a generator's address picker into a [`Workload`]
+//! (operation and size choice, end of stream, time stamps, progress); each generator file owns
+//! only its own keys (a `#[serde(deny_unknown_fields)]` struct) and where requests go.
+//!
+//! Adding a generator: one file with a `Picker` and a `build` function, and one line in
+//! [`GENERATORS`].
+//!
+//! Fault model: configuration errors (unknown generator, unknown key, bad value) are
+//! [`Error`]s naming the key as `workload.KEY`; generating never fails.
+
+pub mod hotcold;
+pub mod params;
+pub mod sequential;
+pub mod stream;
+pub mod uniform;
+pub mod zipf;
 
 use super::{GenContext, Workload};
 use crate::error::Error;
+
+/// A generator's constructor: the `[workload]` table (without `kind`) and the device context.
+pub type BuildFn = fn(params: toml::Table, ctx: &GenContext) -> Result<Box<dyn Workload>, Error>;
 
 /// One registry line per generator.
 pub struct GeneratorEntry {
     pub name: &'static str,
     pub about: &'static str,
     /// Build from the `[workload]` table (without `kind`); unknown keys are errors.
-    pub build: fn(params: toml::Table, ctx: &GenContext) -> Result<Box<dyn Workload>, Error>,
+    pub build: BuildFn,
 }
 
-pub const GENERATORS: &[GeneratorEntry] = &[];
+#[rustfmt::skip]
+pub const GENERATORS: &[GeneratorEntry] = &[
+    GeneratorEntry { name: "sequential", about: "address order over the footprint, wrapping around", build: sequential::build },
+    GeneratorEntry { name: "uniform", about: "uniform random aligned offsets over the footprint", build: uniform::build },
+    GeneratorEntry { name: "zipf", about: "fio-compatible zipf(theta) over request slots (theta 1.1)", build: zipf::build },
+    GeneratorEntry { name: "hotcold", about: "hot_access (0.8) of requests on the first hot_space (0.2)", build: hotcold::build },
+];
 
 /// Build the generator `kind`; an unknown name lists the valid ones.
 pub fn build(kind: &str, params: toml::Table, ctx: &GenContext) -> Result<Box<dyn Workload>, Error> {
