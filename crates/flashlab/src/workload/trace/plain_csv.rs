@@ -1,0 +1,199 @@
+//! flashlab's own plain CSV trace format (registry name `csv`), for traces converted by hand or by
+//! script. Owns the header and one line. This comment is the format's documentation.
+//!
+//! The first non-blank line is a header naming the columns, in any order, case-insensitive:
+//! - `op` (required): `R`/`read`, `W`/`write`, `T`/`trim` (case-insensitive).
+//! - `offset` (required): byte offset. `size` (required): bytes, > 0.
+//! - at most one time column: `time_ns`, `time_us`, `time_ms` or `time_s` (decimal allowed);
+//!   without one, every request is at time 0.
+//! - `device` (optional): integer; the `device` filter needs this column.
+//!
+//! Fields are separated by commas with no quoting; spaces around a field are ignored. Any other
+//! column name, a repeated column, or a line with a different number of fields than the header is
+//! an error. Example:
+//! ```text
+//! time_us,op,offset,size,device
+//! 0,W,0,4096,0
+//! 15.5,R,8192,16384,1
+//! ```
+
+use super::input::Input;
+use super::lines::{is, show, split, trim, Ctx, LineFormat, LineSource, Sep};
+use super::{FormatEntry, Record, Settings, Source};
+use crate::error::Error;
+use crate::workload::Op;
+
+/// The registry line.
+pub(crate) const FORMAT: FormatEntry = FormatEntry {
+    name: "csv",
+    about: "flashlab plain CSV with a header: op(R/W/T),offset(B),size(B)[,time_ns|time_us|time_ms|time_s][,device]",
+    device_column: Some("device"),
+    time_unit_override: false,
+    open,
+};
+
+/// Most columns a header may name (op, offset, size, one time column, device).
+const MAX_COLUMNS: usize = 5;
+
+const NAMES: &str = "op, offset, size, time_ns, time_us, time_ms, time_s, device";
+
+fn open(input: Input, settings: &Settings) -> Result<Box<dyn Source>, Error> {
+    Ok(LineSource::boxed(input, PlainCsv { columns: None, filter: settings.device.is_some() }))
+}
+
+/// What a column holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Col {
+    Op,
+    Offset,
+    Size,
+    /// A time column in units of this many ns.
+    Time(u64),
+    Device,
+}
+
+impl Col {
+    fn from_name(name: &[u8]) -> Option<Col> {
+        let cols = [
+            ("op", Col::Op),
+            ("offset", Col::Offset),
+            ("size", Col::Size),
+            ("time_ns", Col::Time(1)),
+            ("time_us", Col::Time(1_000)),
+            ("time_ms", Col::Time(1_000_000)),
+            ("time_s", Col::Time(1_000_000_000)),
+            ("device", Col::Device),
+        ];
+        cols.into_iter().find(|(n, _)| is(name, n)).map(|(_, c)| c)
+    }
+
+    /// Columns that may appear only once together (all time columns are one kind).
+    fn same_kind(self, other: Col) -> bool {
+        matches!((self, other), (Col::Time(_), Col::Time(_))) || self == other
+    }
+}
+
+struct PlainCsv {
+    /// The header's columns, once read.
+    columns: Option<([Col; MAX_COLUMNS], usize)>,
+    /// Whether a `device` filter is set (then the header must have a device column).
+    filter: bool,
+}
+
+impl PlainCsv {
+    fn header(&mut self, line: &[u8], at: &Ctx) -> Result<Option<Record>, Error> {
+        let mut cols = [Col::Op; MAX_COLUMNS];
+        let mut n = 0;
+        for name in line.split(|&b| b == b',') {
+            let col = Col::from_name(name)
+                .ok_or_else(|| at.err("header", format!("unknown column `{}`; valid: {NAMES}", show(trim(name)))))?;
+            if cols[..n].iter().any(|c| c.same_kind(col)) {
+                return Err(at.err(
+                    "header",
+                    format!("column `{}` repeats a column (or a second time column)", show(trim(name))),
+                ));
+            }
+            cols[n] = col; // n < MAX_COLUMNS: there are only MAX_COLUMNS distinct kinds
+            n += 1;
+        }
+        for (need, name) in [(Col::Op, "op"), (Col::Offset, "offset"), (Col::Size, "size")] {
+            if !cols[..n].contains(&need) {
+                return Err(at.err(
+                    "header",
+                    format!("missing required column `{name}` (the first line must name the columns: {NAMES})"),
+                ));
+            }
+        }
+        if self.filter && !cols[..n].contains(&Col::Device) {
+            return Err(at.err("header", "a device filter is set but the header has no `device` column"));
+        }
+        self.columns = Some((cols, n));
+        Ok(None)
+    }
+}
+
+fn parse_op(s: &[u8], at: &Ctx) -> Result<Op, Error> {
+    let ops = [
+        ("r", Op::Read),
+        ("read", Op::Read),
+        ("w", Op::Write),
+        ("write", Op::Write),
+        ("t", Op::Trim),
+        ("trim", Op::Trim),
+    ];
+    ops.into_iter()
+        .find(|(n, _)| is(s, n))
+        .map(|(_, op)| op)
+        .ok_or_else(|| at.err("op", format!("`{}` is not R, W, T, read, write or trim", show(s))))
+}
+
+impl LineFormat for PlainCsv {
+    fn parse(&mut self, line: &[u8], at: &Ctx) -> Result<Option<Record>, Error> {
+        let Some((cols, n)) = self.columns else {
+            return self.header(line, at);
+        };
+        let (fields, count) = split::<MAX_COLUMNS>(line, Sep::Comma);
+        if count != n {
+            return Err(at.err_line(format!("expected {n} comma-separated fields (as in the header), found {count}")));
+        }
+        let (mut op, mut offset, mut len, mut time_ns, mut device) = (Op::Read, 0, 0, 0, None);
+        for (col, field) in cols[..n].iter().zip(fields) {
+            match *col {
+                Col::Op => op = parse_op(field, at)?,
+                Col::Offset => offset = at.uint("offset", field)?,
+                Col::Size => len = at.uint("size", field)?,
+                Col::Time(unit) => time_ns = at.time("time", field, unit)?,
+                Col::Device => device = Some(at.uint("device", field)?),
+            }
+        }
+        at.record(time_ns, op, (offset, len), "size", device).map(Some)
+    }
+
+    fn finish(&mut self, at: &Ctx) -> Result<(), Error> {
+        match self.columns {
+            None => Err(at.err("header", format!("empty file: expected a header naming the columns ({NAMES})"))),
+            Some(_) => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(text: &str, filter: bool) -> Result<Vec<Record>, Error> {
+        let mut csv = PlainCsv { columns: None, filter };
+        let mut out = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            out.extend(csv.parse(line.as_bytes(), &Ctx { file: "t.csv", line: i as u64 + 1 })?);
+        }
+        csv.finish(&Ctx { file: "t.csv", line: 0 })?;
+        Ok(out)
+    }
+
+    #[test]
+    fn columns_in_any_order() {
+        let recs = run("size, OP ,offset,time_us,device\n4096,W,0,1.5,3\n512,trim,512,2,4", false).expect("valid");
+        assert_eq!(recs[0], Record { time_ns: 1500, op: Op::Write, offset: 0, len: 4096, device: Some(3) });
+        assert_eq!((recs[1].op, recs[1].time_ns), (Op::Trim, 2000));
+        let recs = run("op,offset,size\nr,0,1", false).expect("valid");
+        assert_eq!(recs[0], Record { time_ns: 0, op: Op::Read, offset: 0, len: 1, device: None });
+    }
+
+    #[test]
+    fn bad_headers_and_lines_are_errors() {
+        for (text, filter, want) in [
+            ("op,offset,size,offest\n", false, "unknown column `offest`"),
+            ("op,offset,size,time_ns,time_s\n", false, "repeats"),
+            ("op,offset\n", false, "missing required column `size`"),
+            ("op,offset,size\n", true, "no `device` column"),
+            ("op,offset,size\nW,0", false, "expected 3"),
+            ("op,offset,size\nX,0,1", false, "field `op`"),
+            ("op,offset,size\nW,0,0", false, "field `size`"),
+            ("", false, "empty file"),
+        ] {
+            let msg = run(text, filter).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(msg.contains("t.csv:") && msg.contains(want), "{text}: {msg}");
+        }
+    }
+}

@@ -1,0 +1,380 @@
+//! Trace statistics for `flashlab trace stats`: one streaming pass over a trace.
+//!
+//! Owns [`TraceStats`] (serialisable, deterministic: per-device counts in a `BTreeMap`, buckets
+//! in size order) and its table rendering. Memory: O(number of devices + number of disjoint
+//! extents touched) — the footprint is counted exactly by collecting page extents and merging
+//! them (sorted, coalesced) whenever the list doubles, so a sequential trace stays tiny.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use super::{find_format, open_reader_at, Kept, TraceOptions};
+use crate::error::Error;
+use crate::workload::{Op, Request};
+
+/// One bucket of the request-size histogram: sizes in `[min_bytes, 2 * min_bytes)`.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct SizeBucket {
+    /// The lower bound as text ("512B", "4KiB", "1MiB").
+    pub label: String,
+    pub min_bytes: u64,
+    pub count: u64,
+}
+
+/// Records of one device / volume.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct DeviceCount {
+    pub device: u64,
+    pub records: u64,
+}
+
+/// What a trace contains (after the device filter, if any).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct TraceStats {
+    pub path: String,
+    pub format: String,
+    pub records: u64,
+    pub reads: u64,
+    pub writes: u64,
+    pub trims: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    pub trim_bytes: u64,
+    /// reads / (reads + writes); 0 when there are neither.
+    pub read_fraction: f64,
+    /// Power-of-two buckets of request size in bytes, smallest first, empty buckets omitted.
+    pub size_histogram: Vec<SizeBucket>,
+    /// Smallest byte offset (0 when there are no records).
+    pub offset_min: u64,
+    /// Largest `offset + len`; the address span is `[offset_min, end_max)`.
+    pub end_max: u64,
+    /// Latest minus earliest timestamp in the trace, in ns (times `time_scale`); measured on the
+    /// trace's own clock, so records stamped before the first one still count.
+    pub duration_ns: u64,
+    /// Records stamped earlier than the record before them (traces not sorted by arrival).
+    pub time_regressions: u64,
+    /// Records stamped earlier than the first record, which the reader gives time 0.
+    pub time_clamped: u64,
+    pub page_size: u64,
+    /// Distinct pages of `page_size` bytes touched, counted per device (the same offset on two
+    /// devices is two pages): the data footprint of the trace.
+    pub footprint_pages: u64,
+    /// Distinct pages when every device's offsets share one address space, as a simulated device
+    /// sees an unfiltered multi-device trace. Equals `footprint_pages` for one device.
+    pub footprint_pages_merged: u64,
+    /// Number of distinct devices; `None` when the format has no device column.
+    pub devices: Option<u64>,
+    /// Records per device, by device number.
+    pub per_device: Vec<DeviceCount>,
+}
+
+/// Read the whole trace once and summarise it.
+pub fn stats(opts: &TraceOptions, page_size: u64) -> Result<TraceStats, Error> {
+    if page_size == 0 {
+        return Err(Error::config("page_size", "must be > 0"));
+    }
+    let format = match &opts.format {
+        Some(name) => find_format(name)?.name,
+        None => super::detect_format(&opts.path)?,
+    };
+    let mut fixed = opts.clone();
+    fixed.format = Some(format.to_string());
+    let mut reader = open_reader_at(&fixed)?;
+    let mut acc = Acc::new(page_size);
+    while let Some(kept) = reader.next_kept()? {
+        acc.add(&kept);
+    }
+    Ok(acc.finish(opts.path.display().to_string(), format.to_string(), reader.time_scale()))
+}
+
+/// The running totals.
+struct Acc {
+    s: TraceStats,
+    buckets: [u64; 64],
+    /// Raw times (trace clock, ns): first, previous, min, max.
+    first_ns: Option<u128>,
+    last_ns: u128,
+    time_min: u128,
+    time_max: u128,
+    extents: Extents,
+    merged: Extents,
+    per_device: BTreeMap<u64, u64>,
+}
+
+impl Acc {
+    fn new(page_size: u64) -> Self {
+        let s = TraceStats {
+            path: String::new(),
+            format: String::new(),
+            records: 0,
+            reads: 0,
+            writes: 0,
+            trims: 0,
+            read_bytes: 0,
+            write_bytes: 0,
+            trim_bytes: 0,
+            read_fraction: 0.0,
+            size_histogram: Vec::new(),
+            offset_min: u64::MAX,
+            end_max: 0,
+            duration_ns: 0,
+            time_regressions: 0,
+            time_clamped: 0,
+            page_size,
+            footprint_pages: 0,
+            footprint_pages_merged: 0,
+            devices: None,
+            per_device: Vec::new(),
+        };
+        Acc {
+            s,
+            buckets: [0; 64],
+            first_ns: None,
+            last_ns: 0,
+            time_min: u128::MAX,
+            time_max: 0,
+            extents: Extents::default(),
+            merged: Extents::default(),
+            per_device: BTreeMap::new(),
+        }
+    }
+
+    fn add(&mut self, kept: &Kept) {
+        let Request { op, offset, len, .. } = kept.req;
+        let (raw_ns, device) = (kept.raw_ns, kept.device);
+        assert!(len > 0, "readers never yield empty requests");
+        let s = &mut self.s;
+        s.records += 1;
+        let (count, bytes) = match op {
+            Op::Read => (&mut s.reads, &mut s.read_bytes),
+            Op::Write => (&mut s.writes, &mut s.write_bytes),
+            Op::Trim => (&mut s.trims, &mut s.trim_bytes),
+        };
+        *count += 1;
+        *bytes = bytes.saturating_add(len);
+        self.buckets[len.ilog2() as usize] += 1;
+        s.offset_min = s.offset_min.min(offset);
+        s.end_max = s.end_max.max(offset + len);
+        if self.first_ns.is_some() && raw_ns < self.last_ns {
+            s.time_regressions += 1;
+        }
+        if raw_ns < *self.first_ns.get_or_insert(raw_ns) {
+            s.time_clamped += 1;
+        }
+        self.last_ns = raw_ns;
+        self.time_min = self.time_min.min(raw_ns);
+        self.time_max = self.time_max.max(raw_ns);
+        let pages = (offset / s.page_size, (offset + len - 1) / s.page_size + 1);
+        self.extents.add(device.unwrap_or(0), pages.0, pages.1);
+        self.merged.add(0, pages.0, pages.1);
+        if let Some(d) = device {
+            *self.per_device.entry(d).or_insert(0) += 1;
+        }
+    }
+
+    fn finish(mut self, path: String, format: String, time_scale: f64) -> TraceStats {
+        let mut s = self.s;
+        s.path = path;
+        s.format = format;
+        let rw = s.reads + s.writes;
+        s.read_fraction = if rw == 0 { 0.0 } else { s.reads as f64 / rw as f64 };
+        if s.records == 0 {
+            s.offset_min = 0;
+        } else {
+            let span = (self.time_max - self.time_min) as f64 * time_scale;
+            s.duration_ns = if span >= u64::MAX as f64 { u64::MAX } else { span.round() as u64 };
+        }
+        s.size_histogram = (0..64)
+            .filter(|&k| self.buckets[k] > 0)
+            .map(|k| SizeBucket { label: size_label(1 << k), min_bytes: 1 << k, count: self.buckets[k] })
+            .collect();
+        s.footprint_pages = self.extents.pages();
+        s.footprint_pages_merged = self.merged.pages();
+        if !self.per_device.is_empty() {
+            s.devices = Some(self.per_device.len() as u64);
+        }
+        s.per_device = self.per_device.into_iter().map(|(device, records)| DeviceCount { device, records }).collect();
+        s
+    }
+}
+
+/// Page extents `(device, start, end)` (pages `[start, end)` of one device), merged lazily;
+/// counts distinct (device, page) pairs exactly.
+#[derive(Default)]
+struct Extents {
+    list: Vec<(u64, u64, u64)>,
+    /// Length after the last merge; merge again when the list doubles.
+    merged_len: usize,
+}
+
+impl Extents {
+    fn add(&mut self, device: u64, start: u64, end: u64) {
+        debug_assert!(start < end);
+        if let Some(last) = self.list.last_mut() {
+            if last.0 == device && start <= last.2 && end >= last.1 {
+                (last.1, last.2) = (last.1.min(start), last.2.max(end)); // touches the previous extent
+                return;
+            }
+        }
+        self.list.push((device, start, end));
+        if self.list.len() >= 2 * self.merged_len.max(1 << 16) {
+            self.merge();
+        }
+    }
+
+    fn merge(&mut self) {
+        self.list.sort_unstable();
+        let mut out: Vec<(u64, u64, u64)> = Vec::with_capacity(self.list.len());
+        for &(d, s, e) in &self.list {
+            match out.last_mut() {
+                Some(last) if last.0 == d && s <= last.2 => last.2 = last.2.max(e),
+                _ => out.push((d, s, e)),
+            }
+        }
+        self.list = out;
+        self.merged_len = self.list.len();
+    }
+
+    fn pages(&mut self) -> u64 {
+        self.merge();
+        self.list.iter().map(|(_, s, e)| e - s).sum()
+    }
+}
+
+/// "512B", "4KiB", "1MiB", ... for a power of two.
+fn size_label(bytes: u64) -> String {
+    const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let k = (bytes.ilog2() / 10) as usize;
+    format!("{}{}", bytes >> (10 * k), UNITS[k])
+}
+
+fn page_label(bytes: u64) -> String {
+    if bytes.is_power_of_two() {
+        size_label(bytes)
+    } else {
+        format!("{bytes} B")
+    }
+}
+
+/// Bytes as a short human-readable number.
+fn human(bytes: u64) -> String {
+    const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let mut v = bytes as f64;
+    let mut k = 0;
+    while v >= 1024.0 && k + 1 < UNITS.len() {
+        v /= 1024.0;
+        k += 1;
+    }
+    if k == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{v:.2} {}", UNITS[k])
+    }
+}
+
+/// How many of the busiest devices the table lists.
+const DEVICES_SHOWN: usize = 10;
+
+impl fmt::Display for TraceStats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "trace            {} ({})", self.path, self.format)?;
+        writeln!(
+            f,
+            "records          {} (reads {}, writes {}, trims {})",
+            self.records, self.reads, self.writes, self.trims
+        )?;
+        writeln!(f, "read fraction    {:.3} (of reads + writes)", self.read_fraction)?;
+        writeln!(
+            f,
+            "bytes            read {}, written {}, trimmed {}",
+            human(self.read_bytes),
+            human(self.write_bytes),
+            human(self.trim_bytes)
+        )?;
+        let span = self.end_max - self.offset_min;
+        writeln!(f, "address span     [{}, {}) = {}", self.offset_min, self.end_max, human(span))?;
+        let fp = self.footprint_pages.saturating_mul(self.page_size);
+        write!(f, "footprint        {} pages of {} = {}", self.footprint_pages, page_label(self.page_size), human(fp))?;
+        if self.footprint_pages_merged != self.footprint_pages {
+            write!(f, " ({} pages with all devices in one address space)", self.footprint_pages_merged)?;
+        }
+        writeln!(f)?;
+        let secs = self.duration_ns as f64 / 1e9;
+        write!(f, "duration         {secs:.6} s")?;
+        if self.time_regressions > 0 {
+            write!(f, " (not sorted by time: {} records earlier than their predecessor", self.time_regressions)?;
+            write!(f, ", {} earlier than the first record and replayed at time 0)", self.time_clamped)?;
+        }
+        writeln!(f)?;
+        self.fmt_devices(f)?;
+        writeln!(f, "request sizes    (bucket = [size, 2 × size): count, share)")?;
+        for b in &self.size_histogram {
+            let share = b.count as f64 / self.records.max(1) as f64 * 100.0;
+            writeln!(f, "  {:>8}  {:>12}  {:>6.2}%", b.label, b.count, share)?;
+        }
+        Ok(())
+    }
+}
+
+impl TraceStats {
+    fn fmt_devices(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Some(n) = self.devices else {
+            return writeln!(f, "devices          (the format has no device column)");
+        };
+        let mut busiest: Vec<&DeviceCount> = self.per_device.iter().collect();
+        busiest.sort_by(|a, b| b.records.cmp(&a.records).then(a.device.cmp(&b.device)));
+        let shown: Vec<String> =
+            busiest.iter().take(DEVICES_SHOWN).map(|d| format!("{}: {}", d.device, d.records)).collect();
+        let more = if busiest.len() > DEVICES_SHOWN { ", ..." } else { "" };
+        writeln!(f, "devices          {n} (records by device, busiest first: {}{more})", shown.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extents_count_distinct_pages() {
+        let mut e = Extents::default();
+        for (s, t) in [(0, 2), (1, 3), (10, 11), (2, 3), (5, 6), (10, 12), (0, 1)] {
+            e.add(0, s, t);
+        }
+        e.add(1, 0, 2);
+        e.add(1, 1, 4);
+        assert_eq!(e.pages(), 3 + 1 + 2 + 4);
+    }
+
+    #[test]
+    fn accumulator_counts_everything() {
+        let kept = |raw_ns, op, offset, len, device| Kept {
+            req: Request { time_ns: 0, op, offset, len },
+            device: Some(device),
+            raw_ns,
+        };
+        let mut acc = Acc::new(4096);
+        acc.add(&kept(100, Op::Write, 0, 4096, 2));
+        acc.add(&kept(50, Op::Read, 6144, 4096, 1));
+        acc.add(&kept(300, Op::Trim, 1 << 20, 512, 2));
+        let s = acc.finish("t".into(), "csv".into(), 1.0);
+        assert_eq!((s.records, s.reads, s.writes, s.trims), (3, 1, 1, 1));
+        assert_eq!((s.offset_min, s.end_max), (0, (1 << 20) + 512));
+        assert_eq!(s.footprint_pages, 2 + 2, "device 2: pages 0 and 256; device 1: pages 1 and 2");
+        assert_eq!(s.footprint_pages_merged, 4, "pages 0, 1, 2 and 256");
+        assert_eq!((s.duration_ns, s.time_regressions, s.time_clamped), (250, 1, 1));
+        assert_eq!(s.devices, Some(2));
+        assert_eq!(s.per_device, vec![DeviceCount { device: 1, records: 1 }, DeviceCount { device: 2, records: 2 }]);
+        let labels: Vec<_> = s.size_histogram.iter().map(|b| (b.label.as_str(), b.count)).collect();
+        assert_eq!(labels, vec![("512B", 1), ("4KiB", 2)]);
+        assert_eq!(s.read_fraction, 0.5);
+        assert!(s.to_string().contains("records          3"));
+    }
+
+    #[test]
+    fn labels() {
+        assert_eq!(size_label(1), "1B");
+        assert_eq!(size_label(4096), "4KiB");
+        assert_eq!(size_label(1 << 30), "1GiB");
+        assert_eq!(size_label(1 << 63), "8EiB");
+    }
+}
