@@ -111,7 +111,26 @@ fn real_main() -> Result<()> {
 }
 
 /// Load a config from a path, or from an embedded preset when no such file exists.
+/// Paths given with `--set` (keys ending in `path`) are relative to the current directory, while
+/// paths written in a config file are relative to that file: anchor the former here.
 pub fn load_config(name: &str, sets: &[String]) -> Result<Config> {
+    let cwd = std::env::current_dir()?;
+    let anchored: Vec<String> = sets
+        .iter()
+        .map(|s| match s.split_once('=') {
+            Some((k, v)) if k.trim().ends_with("path") => {
+                let raw = v.trim().trim_matches('"');
+                let p = Path::new(raw);
+                if p.is_relative() {
+                    format!("{}={}", k.trim(), toml_string(&cwd.join(p).display().to_string()))
+                } else {
+                    s.clone()
+                }
+            }
+            _ => s.clone(),
+        })
+        .collect();
+    let sets = &anchored[..];
     let path = Path::new(name);
     if path.exists() {
         return Ok(Config::load(path, sets)?);
@@ -123,6 +142,11 @@ pub fn load_config(name: &str, sets: &[String]) -> Result<Config> {
             anyhow::bail!("{name}: no such file, and not a preset (presets: {})", names.join(", "))
         }
     }
+}
+
+/// A TOML basic string literal.
+fn toml_string(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
 fn run(config: &str, out: &Path, sets: &[String], quiet: bool) -> Result<()> {

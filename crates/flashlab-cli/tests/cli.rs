@@ -114,3 +114,84 @@ fn list_names_every_registry() {
         assert!(t.contains(needle), "`flashlab list` lacks {needle}");
     }
 }
+
+/// Trace files to replay: the shipped excerpts always; the full files of `../shared/traces`
+/// when that directory is beside the checkout (CI has it; a user's fresh clone may not).
+fn trace_files() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(rd) = std::fs::read_dir(dir) else { return };
+        let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                walk(&p, out);
+            } else if !p.extension().is_some_and(|e| e == "md") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&repo().join("crates/flashlab/tests/data/traces"), &mut files);
+    let shared = repo().join("../shared/traces");
+    if shared.is_dir() {
+        walk(&shared, &mut files);
+    } else {
+        eprintln!("../shared/traces not found beside the checkout: replaying the shipped excerpts only");
+    }
+    files
+}
+
+#[test]
+fn every_trace_replays_and_gets_stats() {
+    let out = tmp("traces");
+    let files = trace_files();
+    assert!(files.len() >= 12, "expected the shipped excerpts at least, found {}", files.len());
+    for f in files {
+        let f = f.to_str().unwrap();
+        let o = flashlab(&["trace", "stats", f]);
+        assert!(o.status.success(), "trace stats {f}: {}", text(&o));
+        assert!(text(&o).contains("records"), "trace stats {f}: {}", text(&o));
+        let o = flashlab(&[
+            "run", "configs/trace.toml", "--quiet", "--out", out.to_str().unwrap(), "--set", &format!("workload.path={f}"),
+            "--set", "device.logical_capacity=\"8GiB\"", "--set", "device.blocks_per_plane=137", "--set", "precondition.overwrite=0.0",
+        ]);
+        assert!(o.status.success(), "run {f}: {}", text(&o));
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+        assert!(v["host"]["requests"].as_u64().unwrap() > 0, "{f}: no requests");
+        if v["host"]["write_pages"].as_u64().unwrap() > 0 {
+            assert!(v["waf"].as_f64().unwrap() >= 1.0, "{f}: WAF below 1");
+        }
+        assert!(!v["latency_us"].is_null(), "{f}: timing mode reports latency");
+    }
+}
+
+#[test]
+fn a_trace_beyond_capacity_is_an_error_naming_the_line_unless_wrapped() {
+    let f = "crates/flashlab/tests/data/traces/snia_samples_caffeine/msr-cambridge1-sample.csv";
+    let small = ["--set", "device.logical_capacity=\"1GiB\"", "--set", "device.blocks_per_plane=32", "--set", "precondition.fill=false", "--set", "precondition.overwrite=0.0"];
+    let mut args = vec!["run", "configs/trace.toml", "--quiet", "--out", "/tmp/flashlab-oor", "--set", "host.out_of_range=\"error\""];
+    args.extend_from_slice(&small);
+    let path_set = format!("workload.path={f}");
+    args.extend_from_slice(&["--set", &path_set]);
+    let o = flashlab(&args);
+    assert_eq!(o.status.code(), Some(2));
+    let t = text(&o);
+    assert!(t.contains("msr-cambridge1-sample.csv:") && t.contains("field `offset`") && t.contains("beyond the logical capacity"), "{t}");
+    let wrapped: Vec<&str> = args.iter().map(|a| if *a == "host.out_of_range=\"error\"" { "host.out_of_range=\"wrap\"" } else { a }).collect();
+    let o = flashlab(&wrapped);
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+#[test]
+fn a_malformed_trace_line_is_an_error_naming_file_line_and_field() {
+    let dir = tmp("bad-trace");
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("bad.csv");
+    std::fs::write(&f, "128166372003061629,hm,0,Read,383496192,32768,8114\n128166372016382155,hm,0,Write,12x4,4096,1\n").unwrap();
+    let o = flashlab(&["trace", "stats", f.to_str().unwrap(), "--format", "msr"]);
+    assert_eq!(o.status.code(), Some(2));
+    let t = text(&o);
+    assert!(t.contains("bad.csv:2") && t.contains("offset"), "{t}");
+    let o = flashlab(&["trace", "stats", f.to_str().unwrap(), "--format", "msrr"]);
+    assert!(text(&o).contains("unknown trace format `msrr`") && text(&o).contains("blkparse"), "{}", text(&o));
+}

@@ -13,6 +13,7 @@ macro_rules! preset {
 
 pub const PRESETS: &[Preset] = &[
     preset!("default"),
+    preset!("trace"),
     preset!("femu-8gb"),
     preset!("femu-10gb"),
     preset!("bench-accounting"),
