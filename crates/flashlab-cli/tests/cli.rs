@@ -195,3 +195,24 @@ fn a_malformed_trace_line_is_an_error_naming_file_line_and_field() {
     let o = flashlab(&["trace", "stats", f.to_str().unwrap(), "--format", "msrr"]);
     assert!(text(&o).contains("unknown trace format `msrr`") && text(&o).contains("blkparse"), "{}", text(&o));
 }
+
+/// `sim.check` (invariants after every page operation) and `sim.verify` (every read checked
+/// against the last write) through the whole pipeline, for every GC policy and GC unit.
+#[test]
+fn check_and_verify_modes_pass_through_the_cli() {
+    for gc in ["greedy", "cost-benefit", "fifo"] {
+        for unit in ["block", "line"] {
+            let out = tmp(&format!("check-{gc}-{unit}"));
+            let v = run_small(
+                &out,
+                &[
+                    "--set", "device.blocks_per_plane=24", "--set", "device.pages_per_block=16", "--set", "sim.check=true",
+                    "--set", "sim.verify=true", "--set", &format!("ftl.gc=\"{gc}\""), "--set", &format!("ftl.gc_unit=\"{unit}\""),
+                    "--set", "workload.volume_ratio=3.0", "--set", "device.over_provisioning=0.4",
+                ],
+            );
+            assert!(v["sim"]["verified_reads"].as_u64().unwrap() > 0, "{gc}/{unit}: nothing verified");
+            assert!(v["ftl"]["gc_victims"].as_u64().unwrap() > 0, "{gc}/{unit}: GC never ran");
+        }
+    }
+}
