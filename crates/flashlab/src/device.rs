@@ -13,6 +13,8 @@ pub struct Device {
     pub buffer: Box<dyn WriteBuffer>,
     pub ftl: Box<dyn Ftl>,
     page_size: u64,
+    /// log2(page_size): page sizes are powers of two (validated with the geometry).
+    page_shift: u32,
     logical_pages: u64,
     oracle: Option<Vec<u32>>,
     next_tag: u32,
@@ -22,13 +24,21 @@ pub struct Device {
 impl Device {
     pub fn new(buffer: Box<dyn WriteBuffer>, ftl: Box<dyn Ftl>, page_size: u64, verify: bool, check: bool) -> Self {
         let logical_pages = ftl.logical_pages();
-        Device { buffer, ftl, page_size, logical_pages, oracle: verify.then(|| vec![0; logical_pages as usize]), next_tag: 1, check }
+        assert!(page_size.is_power_of_two(), "page size {page_size} is not a power of two");
+        Device { buffer, ftl, page_size, page_shift: page_size.trailing_zeros(), logical_pages, oracle: verify.then(|| vec![0; logical_pages as usize]), next_tag: 1, check }
     }
 
     #[inline]
     pub fn page_size(&self) -> u64 {
         self.page_size
     }
+    /// First and last logical page touched by the byte range [offset, offset + len), len > 0.
+    #[inline]
+    pub fn page_span(&self, offset: u64, len: u64) -> (u64, u64) {
+        debug_assert!(len > 0);
+        (offset >> self.page_shift, (offset + len - 1) >> self.page_shift)
+    }
+
     #[inline]
     pub fn logical_pages(&self) -> u64 {
         self.logical_pages

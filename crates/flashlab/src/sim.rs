@@ -179,7 +179,6 @@ impl Measure {
         let mut slots: BinaryHeap<Reverse<u64>> = BinaryHeap::with_capacity(qd + 1);
         let mut now = 0u64;
         let timing = cfg.sim.mode == Mode::Timing;
-        let page = dev.page_size();
         let base_writes = self.base_ftl.host_writes;
         while let Some(mut req) = wl.next_request()? {
             self.check_range(&mut req, cfg.host.out_of_range, wl)?;
@@ -196,7 +195,8 @@ impl Measure {
             if !open_loop && timing {
                 slots.push(Reverse(done));
             }
-            self.account(&req, issue, done, page);
+            let (first, last) = dev.page_span(req.offset, req.len);
+            self.account(&req, issue, done, last - first + 1);
             if self.series.due(dev.ftl.counters().host_writes - base_writes) {
                 let s = self.sample(dev);
                 self.series.record(s);
@@ -237,8 +237,7 @@ impl Measure {
     }
 
     #[inline]
-    fn account(&mut self, req: &Request, issue: u64, done: u64, page: u64) {
-        let pages = (req.offset + req.len - 1) / page - req.offset / page + 1;
+    fn account(&mut self, req: &Request, issue: u64, done: u64, pages: u64) {
         let h = &mut self.host;
         h.requests += 1;
         match req.op {

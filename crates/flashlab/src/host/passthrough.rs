@@ -18,10 +18,8 @@ pub fn build(_cfg: &HostConfig) -> Result<Box<dyn HostLayer>, Error> {
 impl HostLayer for Passthrough {
     #[inline]
     fn submit(&mut self, req: &Request, t_ns: u64, dev: &mut Device) -> Result<u64, Error> {
-        let ps = dev.page_size();
         let n = dev.logical_pages();
-        let first = req.offset / ps;
-        let last = (req.offset + req.len - 1) / ps;
+        let (first, last) = dev.page_span(req.offset, req.len);
         let mut done = t_ns;
         for p in first..=last {
             let lpn = if p >= n { p % n } else { p };
