@@ -19,13 +19,13 @@ pub fn run(quick: bool, quiet: bool) -> Result<()> {
     for preset in ["bench-accounting", "bench-timing"] {
         let cfg = load_config(preset, &sets)?;
         let r = sim::run(&cfg, &mut Bar::new(quiet))?;
-        println!(
+        crate::emit(format!(
             "{preset:<17} {:>6.2} M host pages/s   ({} pages in {:.2} s, WAF {:.3})   [flashlab run {preset}{flags}]",
             r.sim.host_pages_per_s / 1e6,
             r.host.read_pages + r.host.write_pages,
             r.sim.wall_s,
             r.waf.unwrap_or(0.0),
-        );
+        ));
     }
     memory(&sets, &flags)?;
     msr_parse()?;
@@ -44,15 +44,15 @@ fn memory(sets: &[String], flags: &str) -> Result<()> {
     let text = String::from_utf8_lossy(&out.stdout);
     let mut it = text.split_whitespace();
     let (Some(rss), Some(pages)) = (it.next().and_then(|v| v.parse::<f64>().ok()), it.next().and_then(|v| v.parse::<f64>().ok())) else {
-        println!("memory            peak RSS not available on this platform");
+        crate::emit(format!("memory            peak RSS not available on this platform"));
         return Ok(());
     };
-    println!(
+    crate::emit(format!(
         "memory            {:>6.2} bytes / physical page (peak RSS {:.0} MiB for {:.0} pages)   [flashlab run bench-accounting{flags}]",
         rss / pages,
         rss / (1u64 << 20) as f64,
         pages
-    );
+    ));
     Ok(())
 }
 
@@ -63,7 +63,7 @@ pub fn peak_rss(preset: &str, sets: &[String]) -> Result<()> {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let kb = status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok());
     if let Some(kb) = kb {
-        println!("{} {}", kb * 1024, r.device.physical_bytes / r.device.page_size);
+        crate::emit(format!("{} {}", kb * 1024, r.device.physical_bytes / r.device.page_size));
     }
     Ok(())
 }
@@ -90,10 +90,10 @@ fn msr_parse() -> Result<()> {
     }
     let s = t.elapsed().as_secs_f64();
     let _ = std::fs::remove_file(&path);
-    println!(
+    crate::emit(format!(
         "msr parse         {:>6.0} MB/s   ({n} records, {:.0} MB in {s:.2} s)   [flashlab bench]",
         written as f64 / 1e6 / s,
         written as f64 / 1e6
-    );
+    ));
     Ok(())
 }

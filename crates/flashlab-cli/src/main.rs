@@ -78,6 +78,19 @@ enum TraceCmd {
     },
 }
 
+/// Print to stdout; a closed pipe (`flashlab list | head`) ends the program quietly.
+pub fn emit(text: impl std::fmt::Display) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = writeln!(out, "{text}").and_then(|_| out.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: writing to stdout: {e}");
+        std::process::exit(2);
+    }
+}
+
 fn main() -> ExitCode {
     match real_main() {
         Ok(()) => ExitCode::SUCCESS,
@@ -95,9 +108,9 @@ fn real_main() -> Result<()> {
             let opts = flashlab::workload::trace::TraceOptions { path: file, format, device, time_scale: 1.0, time_unit: None };
             let stats = flashlab::workload::trace::stats(&opts, page_size)?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&stats)?);
+                emit(format!("{}", serde_json::to_string_pretty(&stats)?));
             } else {
-                println!("{stats}");
+                emit(format!("{stats}"));
             }
             Ok(())
         }
@@ -136,7 +149,10 @@ pub fn load_config(name: &str, sets: &[String]) -> Result<Config> {
         return Ok(Config::load(path, sets)?);
     }
     match presets::find(name.trim_end_matches(".toml").trim_start_matches("configs/")) {
-        Some(p) => Ok(Config::from_toml_str(p.text, &format!("preset {}", p.name), sets)?),
+        Some(p) => match presets::source_dir().map(|d| d.join(format!("{}.toml", p.name))).filter(|f| f.is_file()) {
+            Some(file) => Ok(Config::load(&file, sets)?),
+            None => Ok(Config::from_toml_str(p.text, &format!("preset {}", p.name), sets)?),
+        },
         None => {
             let names: Vec<&str> = presets::PRESETS.iter().map(|p| p.name).collect();
             anyhow::bail!("{name}: no such file, and not a preset (presets: {})", names.join(", "))
@@ -151,48 +167,50 @@ fn toml_string(s: &str) -> String {
 
 fn run(config: &str, out: &Path, sets: &[String], quiet: bool) -> Result<()> {
     let cfg = load_config(config, sets)?;
+    // Fail on an unusable output directory before simulating, not after.
+    std::fs::create_dir_all(out).with_context(|| format!("creating output directory {}", out.display()))?;
     let mut bar = Bar::new(quiet);
     let results = sim::run(&cfg, &mut bar)?;
-    println!("{results}");
+    emit(format!("{results}"));
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let json = out.join("results.json");
     std::fs::write(&json, results.to_json()).with_context(|| format!("writing {}", json.display()))?;
     let csv = out.join("series.csv");
     std::fs::write(&csv, results.series_csv()).with_context(|| format!("writing {}", csv.display()))?;
-    println!("results      {} and {}", json.display(), csv.display());
+    emit(format!("results      {} and {}", json.display(), csv.display()));
     Ok(())
 }
 
 fn list() {
     use flashlab::{buffer, ftl, host, workload};
-    println!("mapping schemes ([ftl] mapping):");
+    emit(format!("mapping schemes ([ftl] mapping):"));
     for m in ftl::MAPPINGS {
-        println!("  {:<16} {}", m.name, m.about);
+        emit(format!("  {:<16} {}", m.name, m.about));
     }
-    println!("GC policies ([ftl] gc):");
+    emit(format!("GC policies ([ftl] gc):"));
     for g in ftl::gc::GC_POLICIES {
-        println!("  {:<16} {}", g.name, g.about);
+        emit(format!("  {:<16} {}", g.name, g.about));
     }
-    println!("buffer policies ([buffer] policy):");
+    emit(format!("buffer policies ([buffer] policy):"));
     for b in buffer::BUFFERS {
-        println!("  {:<16} {}", b.name, b.about);
+        emit(format!("  {:<16} {}", b.name, b.about));
     }
-    println!("host layers ([host] layer):");
+    emit(format!("host layers ([host] layer):"));
     for h in host::HOST_LAYERS {
-        println!("  {:<16} {}", h.name, h.about);
+        emit(format!("  {:<16} {}", h.name, h.about));
     }
-    println!("workload generators ([workload] kind):");
+    emit(format!("workload generators ([workload] kind):"));
     for g in workload::gen::GENERATORS {
-        println!("  {:<16} {}", g.name, g.about);
+        emit(format!("  {:<16} {}", g.name, g.about));
     }
-    println!("  {:<16} {}", "trace", "replay a trace file (path, format, device, time_scale, time_unit)");
-    println!("trace formats ([workload] format, --format):");
+    emit(format!("  {:<16} {}", "trace", "replay a trace file (path, format, device, time_scale, time_unit)"));
+    emit(format!("trace formats ([workload] format, --format):"));
     for f in workload::trace::FORMATS {
-        println!("  {:<16} {}", f.name, f.about);
+        emit(format!("  {:<16} {}", f.name, f.about));
     }
-    println!("presets (flashlab run NAME):");
+    emit(format!("presets (flashlab run NAME):"));
     for p in presets::PRESETS {
-        println!("  {:<16} {}", p.name, presets::about(p));
+        emit(format!("  {:<16} {}", p.name, presets::about(p)));
     }
 }
 

@@ -209,10 +209,54 @@ fn check_and_verify_modes_pass_through_the_cli() {
                     "--set", "device.blocks_per_plane=24", "--set", "device.pages_per_block=16", "--set", "sim.check=true",
                     "--set", "sim.verify=true", "--set", &format!("ftl.gc=\"{gc}\""), "--set", &format!("ftl.gc_unit=\"{unit}\""),
                     "--set", "workload.volume_ratio=3.0", "--set", "device.over_provisioning=0.4",
+                    "--set", if unit == "line" { "ftl.striping=\"full\"" } else { "ftl.striping=\"dynamic\"" },
                 ],
             );
             assert!(v["sim"]["verified_reads"].as_u64().unwrap() > 0, "{gc}/{unit}: nothing verified");
             assert!(v["ftl"]["gc_victims"].as_u64().unwrap() > 0, "{gc}/{unit}: GC never ran");
         }
     }
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    let exe = env!("CARGO_BIN_EXE_flashlab");
+    let o = Command::new("bash").args(["-c", &format!("set -o pipefail; '{exe}' list | head -1")]).output().unwrap();
+    assert!(o.status.success(), "exit {:?}: {}", o.status.code(), text(&o));
+    assert!(!text(&o).contains("panicked"), "{}", text(&o));
+}
+
+#[test]
+fn errors_from_overrides_name_the_override_and_empty_values_unset_keys() {
+    let o = flashlab(&["run", "configs/default.toml", "--set", "sim.mode=fast"]);
+    assert!(text(&o).contains("--set sim.mode=fast") && text(&o).contains("sim.mode"), "{}", text(&o));
+    let o = flashlab(&["run", "configs/default.toml", "--set", "ftl.gc=lru"]);
+    assert!(text(&o).contains("`ftl.gc`: unknown GC policy `lru`"), "{}", text(&o));
+    let o = flashlab(&["run", "configs/default.toml", "--set", "device.over_provisioning=0"]);
+    assert!(text(&o).contains("`device.over_provisioning`"), "{}", text(&o));
+    // Switching generators: `theta` belongs to zipf, so it must be dropped with an empty value.
+    let o = flashlab(&["run", "configs/default.toml", "--quiet", "--set", "workload.kind=sequential"]);
+    assert!(text(&o).contains("workload.theta"), "{}", text(&o));
+    let v = run_small(&tmp("unset"), &["--set", "workload.kind=sequential", "--set", "workload.theta=", "--set", "workload.read_share="]);
+    assert!((v["waf"].as_f64().unwrap() - 1.0).abs() < 1e-9, "sequential overwrite of a filled device: WAF 1");
+}
+
+#[test]
+fn an_unusable_output_directory_fails_before_simulating() {
+    let f = tmp("out-is-a-file");
+    std::fs::write(&f, "x").unwrap();
+    let o = flashlab(&["run", "configs/default.toml", "--quiet", "--out", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("output directory") && !text(&o).contains("run          default"), "{}", text(&o));
+}
+
+/// Under foreground GC, steering host writes to free planes must beat static round-robin.
+#[test]
+fn dynamic_striping_keeps_writes_away_from_planes_in_gc() {
+    let full = run_small(&tmp("striping-full"), &["--set", "ftl.striping=\"full\""]);
+    let dynamic = run_small(&tmp("striping-dynamic"), &["--set", "ftl.striping=\"dynamic\""]);
+    let tput = |v: &serde_json::Value| v["throughput_mb_s"].as_f64().unwrap();
+    let p99 = |v: &serde_json::Value| v["latency_us"]["write"]["p99"].as_f64().unwrap();
+    assert!(tput(&dynamic) > 1.2 * tput(&full), "throughput dynamic {} vs full {}", tput(&dynamic), tput(&full));
+    assert!(p99(&dynamic) < p99(&full) / 10.0, "write p99 dynamic {} vs full {}", p99(&dynamic), p99(&full));
 }

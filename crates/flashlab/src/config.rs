@@ -158,8 +158,15 @@ impl Config {
         }
         let mut cfg: Config = serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
             let path = e.path().to_string();
-            let mut at = Location::file(source).with_field(path.clone());
-            at.line = line_of(text, &path);
+            let overridden = overrides.iter().find(|o| o.split_once('=').is_some_and(|(k, _)| path.starts_with(k.trim())));
+            let at = match overridden {
+                Some(o) => Location::file(format!("--set {o}")).with_field(path.clone()),
+                None => {
+                    let mut at = Location::file(source).with_field(path.clone());
+                    at.line = line_of(text, &path);
+                    at
+                }
+            };
             Error::input(at, e.into_inner().message().to_string())
         })?;
         cfg.source = source.to_string();
@@ -213,8 +220,9 @@ impl Config {
             return Err(Error::config("device.logical_capacity", format!("{logical_bytes} bytes is not a whole number of {page}-byte pages")));
         }
         if logical_bytes >= physical {
+            let key = if d.logical_capacity.is_some() { "device.logical_capacity" } else { "device.over_provisioning" };
             return Err(Error::config(
-                "device.logical_capacity",
+                key,
                 format!("{logical_bytes} bytes leaves no over-provisioning on a {physical}-byte device; GC needs spare blocks"),
             ));
         }
@@ -282,17 +290,26 @@ impl Config {
 
     /// Every policy name must be in its registry (the error lists the valid ones).
     fn check_names(&self) -> Result<(), Error> {
-        fn known(kind: &'static str, name: &str, valid: Vec<&'static str>) -> Result<(), Error> {
-            if valid.contains(&name) { Ok(()) } else { Err(Error::unknown(kind, name, valid)) }
-        }
-        known("mapping scheme", &self.ftl.mapping, crate::ftl::mapping_names())?;
-        known("GC policy", &self.ftl.gc, crate::ftl::gc::names())?;
-        known("buffer policy", &self.buffer.policy, crate::buffer::names())?;
-        known("host layer", &self.host.layer, crate::host::names())?;
+        let source = &self.source;
+        let known = |key: &str, kind: &'static str, name: &str, valid: Vec<&'static str>| {
+            if valid.contains(&name) {
+                Ok(())
+            } else {
+                Err(Error::config(key, format!("{} (in {source})", Error::unknown(kind, name, valid))))
+            }
+        };
+        known("ftl.mapping", "mapping scheme", &self.ftl.mapping, crate::ftl::mapping_names())?;
+        known("ftl.gc", "GC policy", &self.ftl.gc, crate::ftl::gc::names())?;
+        known("buffer.policy", "buffer policy", &self.buffer.policy, crate::buffer::names())?;
+        known("host.layer", "host layer", &self.host.layer, crate::host::names())?;
         let kind = self.workload.get("kind").and_then(|k| k.as_str()).unwrap_or("");
         let mut kinds: Vec<&'static str> = crate::workload::gen::GENERATORS.iter().map(|g| g.name).collect();
         kinds.push("trace");
-        known("workload kind", kind, kinds)
+        known("workload.kind", "workload kind", kind, kinds)?;
+        if let Some(f) = self.workload.get("format").and_then(|f| f.as_str()) {
+            known("workload.format", "trace format", f, crate::workload::trace::format_names())?;
+        }
+        Ok(())
     }
 
     pub fn gc_unit(&self) -> GcUnit {
@@ -329,7 +346,8 @@ fn toml_error(source: &str, text: &str, e: &toml::de::Error) -> Error {
 }
 
 /// Apply `a.b.c=value` to the TOML tree. The value is parsed as TOML (number, bool, string,
-/// array, inline table) and taken as a plain string if it does not parse.
+/// array, inline table) and taken as a plain string if it does not parse. An empty value
+/// (`a.b.c=`) removes the key, e.g. to drop a generator's parameter when switching generators.
 pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), Error> {
     let (key, raw) = spec
         .split_once('=')
@@ -349,6 +367,11 @@ pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), Error> 
         let entry = cur.entry(p.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
         cur = entry.as_table_mut().ok_or_else(|| Error::config(key, format!("`{p}` is not a table")))?;
     }
-    cur.insert(parts[parts.len() - 1].to_string(), value);
+    let last = parts[parts.len() - 1].to_string();
+    if raw.trim().is_empty() {
+        cur.remove(&last);
+    } else {
+        cur.insert(last, value);
+    }
     Ok(())
 }

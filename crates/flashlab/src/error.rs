@@ -56,8 +56,8 @@ pub enum Error {
     #[error("unknown {kind} `{name}`; valid: {}", valid.join(", "))]
     UnknownName { kind: &'static str, name: String, valid: Vec<&'static str> },
     /// A file that cannot be opened or read.
-    #[error("{path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    #[error("{path}: {err}")]
+    Io { path: String, err: std::io::Error },
     /// The simulated device ran out of reclaimable space (logical data fills physical space).
     #[error("device full: {0}")]
     DeviceFull(String),
@@ -71,7 +71,7 @@ impl Error {
         Error::Config { key: key.into(), msg: msg.into() }
     }
     pub fn io(path: impl AsRef<Path>, source: std::io::Error) -> Self {
-        Error::Io { path: path.as_ref().display().to_string(), source }
+        Error::Io { path: path.as_ref().display().to_string(), err: source }
     }
     pub fn unknown(kind: &'static str, name: &str, valid: Vec<&'static str>) -> Self {
         Error::UnknownName { kind, name: name.to_string(), valid }

@@ -63,7 +63,10 @@ pub fn build_workload(cfg: &Config, r: &Resolved) -> Result<Box<dyn Workload>, E
     };
     if kind == "trace" {
         let opts = trace::TraceOptions::from_table(&table, &cfg.source)?;
-        return trace::open(&opts);
+        return trace::open(&opts).map_err(|e| match e {
+            Error::Io { .. } => Error::config("workload.path", e.to_string()),
+            e => e,
+        });
     }
     let ctx = GenContext {
         capacity_bytes: r.logical_pages * r.page_size,

@@ -7,7 +7,7 @@
 use flashlab::buffer::{self, BufferConfig};
 use flashlab::device::Device;
 use flashlab::ftl::{self, gc, FtlConfig, FtlSpec, Striping};
-use flashlab::nand::{GcUnit, Geometry, Layout};
+use flashlab::nand::{GcUnit, Geometry, Layout, TimingParams};
 use proptest::prelude::*;
 
 #[derive(Clone, Debug)]
@@ -30,7 +30,12 @@ fn combos() -> Vec<(String, String, String, GcUnit, Striping)> {
     for m in ftl::mapping_names() {
         for g in gc::names() {
             for b in buffer::names() {
-                for (unit, striping) in [(GcUnit::Block, Striping::Full), (GcUnit::Block, Striping::None), (GcUnit::Line, Striping::Full)] {
+                for (unit, striping) in [
+                    (GcUnit::Block, Striping::Full),
+                    (GcUnit::Block, Striping::None),
+                    (GcUnit::Block, Striping::Dynamic),
+                    (GcUnit::Line, Striping::Full),
+                ] {
                     v.push((m.to_string(), g.to_string(), b.to_string(), unit, striping));
                 }
             }
@@ -47,7 +52,10 @@ fn device(mapping: &str, gc: &str, buf: &str, unit: GcUnit, striping: Striping) 
     }
     let layout = Layout::new(geometry(), unit);
     let logical = if unit == GcUnit::Line { 224 } else { LOGICAL };
-    let spec = FtlSpec { layout, logical_pages: logical, config: &cfg, verify: true, timing: None };
+    // Dynamic striping places by plane availability, so it runs with the timing model on.
+    let timing = TimingParams::default();
+    let timing = (striping == Striping::Dynamic).then_some(&timing);
+    let spec = FtlSpec { layout, logical_pages: logical, config: &cfg, verify: true, timing };
     let f = ftl::build(&spec).unwrap_or_else(|e| panic!("{mapping}/{gc}/{unit:?}/{striping:?}: {e}"));
     let b = buffer::build(&BufferConfig { policy: buf.into() }).expect("buffer");
     Device::new(b, f, 4096, true, true)

@@ -87,6 +87,10 @@ pub enum Striping {
     Full,
     /// Each plane owns a contiguous range of logical pages.
     None,
+    /// Timing mode: each write goes to the plane whose array is free first (round-robin among
+    /// ties), steering host writes away from planes busy with GC. Accounting mode has no clock,
+    /// so there it is the same as `full`; the two modes can then differ in placement and WAF.
+    Dynamic,
 }
 
 /// `[ftl]` section of the configuration.

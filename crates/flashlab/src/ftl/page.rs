@@ -46,8 +46,8 @@ impl PageFtl {
         let cfg = spec.config;
         let policy = gc::build(&cfg.gc, &layout, &cfg.gc_params)?;
         let streams = policy.streams();
-        if cfg.striping == Striping::None && layout.unit == GcUnit::Line {
-            return Err(Error::config("ftl.striping", "`none` needs gc_unit = \"block\": a line spans every plane"));
+        if cfg.striping != Striping::Full && layout.unit == GcUnit::Line {
+            return Err(Error::config("ftl.striping", "`none` and `dynamic` need gc_unit = \"block\": a line spans every plane"));
         }
         let low = cfg.gc_free_low.unwrap_or(streams as u32 + 1);
         let high = cfg.gc_free_high.unwrap_or(low + 1);
@@ -90,6 +90,23 @@ impl PageFtl {
                 p
             }
             Striping::None => (lpn / self.pages_per_pool) as u32,
+            Striping::Dynamic => {
+                let start = self.cursor[stream];
+                let mut best = (u64::MAX, start);
+                for i in 0..pools {
+                    let p = if start + i >= pools { start + i - pools } else { start + i };
+                    let Some(free_at) = self.nand.plane_free_at(p) else {
+                        best = (0, start);
+                        break;
+                    };
+                    if free_at < best.0 {
+                        best = (free_at, p);
+                    }
+                }
+                let p = best.1;
+                self.cursor[stream] = if p + 1 == pools { 0 } else { p + 1 };
+                p
+            }
         }
     }
 
@@ -229,8 +246,9 @@ fn check_spare(spec: &FtlSpec, streams: usize, high: u32) -> Result<(), Error> {
     let physical = l.total_pages() as u64;
     let needed = spec.logical_pages + reserve_pages + l.pools as u64 * l.pages_per_segment as u64;
     if needed > physical {
+        let explicit = spec.config.gc_free_low.is_some() || spec.config.gc_free_high.is_some();
         return Err(Error::config(
-            "device.over_provisioning",
+            if explicit { "ftl.gc_free_low / ftl.gc_free_high" } else { "device.over_provisioning" },
             format!(
                 "the spare space leaves no room for GC: {} logical pages + {} reserved for GC watermarks and open segments need more than the {} physical pages; raise over-provisioning or lower the logical capacity",
                 spec.logical_pages, reserve_pages, physical

@@ -150,6 +150,12 @@ impl Nand {
         self.timeline.as_mut()
     }
 
+    /// When `plane`'s array is free, in timing mode.
+    #[inline]
+    pub fn plane_free_at(&self, plane: u32) -> Option<u64> {
+        self.timeline.as_ref().map(|t| t.array_free_at(plane))
+    }
+
     pub fn timing(&self) -> bool {
         self.timeline.is_some()
     }

@@ -5,6 +5,14 @@
 //! operation starts when it is issued and its resources are free, and returns its completion
 //! time. Costs (all in ns): read = tR + transfer, program = transfer + tPROG, erase = tBERS,
 //! copy-back = tR + tPROG on the array with no transfer.
+//!
+//! Arrays serve their commands in issue order (a busy-until time each). Channels are shared by
+//! several planes whose data becomes ready at different times, so a channel keeps its booked
+//! transfer intervals and a transfer takes the earliest free gap at or after its data is ready:
+//! a read queued behind a busy plane books the bus for when its data will be ready, and does not
+//! hold the bus against transfers of idle planes meanwhile. Intervals that end before an
+//! operation's issue time are forgotten (issue times do not go backwards), adjacent ones merge,
+//! so the lists stay short.
 
 use serde::{Deserialize, Serialize};
 
@@ -63,7 +71,7 @@ pub struct Timeline {
     erase_ns: u64,
     xfer_ns: u64,
     array_busy: Vec<u64>,
-    channel_busy: Vec<u64>,
+    channels: Vec<Channel>,
     /// Array resource index of each plane (the plane itself, or its die).
     array_of_plane: Vec<u32>,
     channel_of_plane: Vec<u32>,
@@ -86,7 +94,7 @@ impl Timeline {
             erase_ns: us_to_ns(p.erase_us),
             xfer_ns,
             array_busy: vec![0; arrays as usize],
-            channel_busy: vec![0; geo.channels as usize],
+            channels: vec![Channel::default(); geo.channels as usize],
             array_of_plane,
             channel_of_plane: (0..planes).map(|pl| geo.channel_of_plane(pl)).collect(),
         }
@@ -98,9 +106,8 @@ impl Timeline {
         let a = self.array_of_plane[plane as usize] as usize;
         let c = self.channel_of_plane[plane as usize] as usize;
         let array_done = t.max(self.array_busy[a]) + self.read_ns;
-        let done = array_done.max(self.channel_busy[c]) + self.xfer_ns;
+        let done = self.channels[c].book(t, array_done, self.xfer_ns) + self.xfer_ns;
         self.array_busy[a] = done;
-        self.channel_busy[c] = done;
         done
     }
 
@@ -109,8 +116,7 @@ impl Timeline {
     pub fn program(&mut self, plane: u32, t: u64) -> u64 {
         let a = self.array_of_plane[plane as usize] as usize;
         let c = self.channel_of_plane[plane as usize] as usize;
-        let xfer_done = t.max(self.channel_busy[c]) + self.xfer_ns;
-        self.channel_busy[c] = xfer_done;
+        let xfer_done = self.channels[c].book(t, t, self.xfer_ns) + self.xfer_ns;
         let done = xfer_done.max(self.array_busy[a]) + self.program_ns;
         self.array_busy[a] = done;
         done
@@ -134,14 +140,58 @@ impl Timeline {
         done
     }
 
+    /// When the array serving `plane` finishes its booked work.
+    #[inline]
+    pub fn array_free_at(&self, plane: u32) -> u64 {
+        self.array_busy[self.array_of_plane[plane as usize] as usize]
+    }
+
     /// Forget all reservations (after preconditioning).
     pub fn reset(&mut self) {
         self.array_busy.iter_mut().for_each(|b| *b = 0);
-        self.channel_busy.iter_mut().for_each(|b| *b = 0);
+        self.channels.iter_mut().for_each(|c| c.busy.clear());
     }
 
     pub fn transfer_ns(&self) -> u64 {
         self.xfer_ns
+    }
+}
+
+/// A channel's booked transfer intervals `[start, end)`, sorted, disjoint, not touching.
+#[derive(Clone, Debug, Default)]
+struct Channel {
+    busy: Vec<(u64, u64)>,
+}
+
+impl Channel {
+    /// Book `len` ns at the earliest gap starting at or after `ready`; returns the start.
+    /// `now` (the operation's issue time) lets intervals that ended before it be dropped.
+    fn book(&mut self, now: u64, ready: u64, len: u64) -> u64 {
+        let stale = self.busy.partition_point(|iv| iv.1 < now);
+        if stale > 0 {
+            self.busy.drain(..stale);
+        }
+        let mut i = self.busy.partition_point(|iv| iv.1 <= ready);
+        let mut start = ready;
+        while i < self.busy.len() && self.busy[i].0 < start + len {
+            start = start.max(self.busy[i].1);
+            i += 1;
+        }
+        let end = start + len;
+        // Insert at i, merging with a touching predecessor and/or successor.
+        let touches_prev = i > 0 && self.busy[i - 1].1 == start;
+        let touches_next = i < self.busy.len() && self.busy[i].0 == end;
+        match (touches_prev, touches_next) {
+            (true, true) => {
+                self.busy[i - 1].1 = self.busy[i].1;
+                self.busy.remove(i);
+            }
+            (true, false) => self.busy[i - 1].1 = end,
+            (false, true) => self.busy[i].0 = start,
+            (false, false) => self.busy.insert(i, (start, end)),
+        }
+        debug_assert!(self.busy.windows(2).all(|w| w[0].1 < w[1].0), "channel intervals overlap: {:?}", self.busy);
+        start
     }
 }
 
@@ -177,6 +227,29 @@ mod tests {
         assert_eq!(b, 20_000 + 500_000, "second transfer waits for the bus, programs overlap");
         let c = t.program(0, 0);
         assert_eq!(c, a + 500_000, "same plane waits for its array");
+    }
+
+    #[test]
+    fn a_read_waiting_for_its_plane_does_not_hold_the_bus() {
+        let mut t = Timeline::new(&params(), &geo());
+        // Plane 0 busy programming until 510 µs; a read of plane 0 at t=0 waits for it.
+        t.program(0, 0);
+        let slow = t.read(0, 0);
+        assert_eq!(slow, 510_000 + 50_000 + 10_000);
+        // Plane 2 shares channel 0 and is idle: its read is not delayed by the queued one.
+        assert_eq!(t.read(2, 1_000), 1_000 + 50_000 + 10_000);
+    }
+
+    #[test]
+    fn channel_gaps_are_filled_in_time_order() {
+        let mut c = Channel::default();
+        assert_eq!(c.book(0, 100, 10), 100);
+        assert_eq!(c.book(0, 0, 10), 0, "fits before the booked interval");
+        assert_eq!(c.book(0, 95, 10), 110, "overlaps [100,110): goes after it");
+        assert_eq!(c.book(0, 5, 10), 10);
+        assert_eq!(c.busy, vec![(0, 20), (100, 120)], "touching intervals merge");
+        assert_eq!(c.book(50, 50, 10), 50);
+        assert_eq!(c.busy, vec![(50, 60), (100, 120)], "intervals ended before `now` are dropped");
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub struct Histogram {
     counts: Vec<u64>,
     total: u64,
     sum_ns: u128,
+    min_ns: u64,
     max_ns: u64,
 }
 
@@ -14,7 +15,7 @@ const SUB: u64 = 1 << SUB_BITS;
 
 impl Default for Histogram {
     fn default() -> Self {
-        Histogram { counts: vec![0; (64 - SUB_BITS as usize + 1) * SUB as usize], total: 0, sum_ns: 0, max_ns: 0 }
+        Histogram { counts: vec![0; (64 - SUB_BITS as usize + 1) * SUB as usize], total: 0, sum_ns: 0, min_ns: u64::MAX, max_ns: 0 }
     }
 }
 
@@ -38,6 +39,13 @@ fn bucket_low(b: usize) -> u64 {
     }
 }
 
+/// Middle of a bucket's value range (its best single estimate).
+fn bucket_mid(b: usize) -> u64 {
+    let exp = b as u64 / SUB;
+    let width = if exp == 0 { 1 } else { 1u64 << (exp - 1) };
+    bucket_low(b) + width / 2
+}
+
 /// Latency summary in µs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
 pub struct LatencySummary {
@@ -54,6 +62,7 @@ impl Histogram {
         self.counts[bucket(ns)] += 1;
         self.total += 1;
         self.sum_ns += ns as u128;
+        self.min_ns = self.min_ns.min(ns);
         self.max_ns = self.max_ns.max(ns);
     }
 
@@ -61,7 +70,7 @@ impl Histogram {
         self.total
     }
 
-    /// Value at quantile `q` in [0, 1] (lower bound of its bucket, capped at the max seen), ns.
+    /// Value at quantile `q` in [0, 1]: the middle of its bucket, clamped to the values seen, ns.
     pub fn quantile_ns(&self, q: f64) -> u64 {
         if self.total == 0 {
             return 0;
@@ -71,7 +80,7 @@ impl Histogram {
         for (b, &c) in self.counts.iter().enumerate() {
             seen += c;
             if seen >= rank {
-                return bucket_low(b).min(self.max_ns);
+                return bucket_mid(b).clamp(self.min_ns, self.max_ns);
             }
         }
         self.max_ns
@@ -129,8 +138,16 @@ mod tests {
         let s = h.summary();
         assert_eq!(s.count, 10_000);
         assert!((s.mean - 5000.5).abs() < 1e-6);
-        assert!((s.p50 - 5000.0).abs() / 5000.0 < 0.02, "p50 {}", s.p50);
-        assert!((s.p99 - 9900.0).abs() / 9900.0 < 0.02, "p99 {}", s.p99);
+        assert!((s.p50 - 5000.0).abs() / 5000.0 < 0.01, "p50 {}", s.p50);
+        assert!((s.p99 - 9900.0).abs() / 9900.0 < 0.01, "p99 {}", s.p99);
         assert_eq!(s.max, 10_000.0);
+    }
+
+    #[test]
+    fn a_single_value_is_its_own_percentiles() {
+        let mut h = Histogram::default();
+        h.record(60_240);
+        let s = h.summary();
+        assert_eq!((s.p50, s.p99, s.max), (60.24, 60.24, 60.24));
     }
 }
