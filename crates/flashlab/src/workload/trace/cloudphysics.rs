@@ -78,13 +78,7 @@ mod tests {
     use crate::workload::Op;
 
     fn run(text: &str) -> Result<Vec<Record>, Error> {
-        let mut cp = CloudPhysics { header_seen: false };
-        let mut out = Vec::new();
-        for (i, line) in text.lines().enumerate() {
-            out.extend(cp.parse(line.as_bytes(), &Ctx { file: "cp.csv", line: i as u64 + 1 })?);
-        }
-        cp.finish(&Ctx { file: "cp.csv", line: 0 })?;
-        Ok(out)
+        crate::workload::trace::lines::parse_text(&mut CloudPhysics { header_seen: false }, text, "cp.csv")
     }
 
     #[test]

@@ -178,14 +178,7 @@ mod tests {
     use super::*;
 
     fn run(text: &str) -> Result<Vec<Record>, Error> {
-        let mut fio = Fio { version: None, wait_ns: 0, file: None };
-        let mut out = Vec::new();
-        for (i, line) in text.lines().enumerate() {
-            let at = Ctx { file: "job.iolog", line: i as u64 + 1 };
-            out.extend(fio.parse(line.as_bytes(), &at)?);
-        }
-        fio.finish(&Ctx { file: "job.iolog", line: 0 })?;
-        Ok(out)
+        crate::workload::trace::lines::parse_text(&mut Fio { version: None, wait_ns: 0, file: None }, text, "job.iolog")
     }
 
     #[test]

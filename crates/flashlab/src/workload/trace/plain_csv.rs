@@ -162,13 +162,7 @@ mod tests {
     use super::*;
 
     fn run(text: &str, filter: bool) -> Result<Vec<Record>, Error> {
-        let mut csv = PlainCsv { columns: None, filter };
-        let mut out = Vec::new();
-        for (i, line) in text.lines().enumerate() {
-            out.extend(csv.parse(line.as_bytes(), &Ctx { file: "t.csv", line: i as u64 + 1 })?);
-        }
-        csv.finish(&Ctx { file: "t.csv", line: 0 })?;
-        Ok(out)
+        crate::workload::trace::lines::parse_text(&mut PlainCsv { columns: None, filter }, text, "t.csv")
     }
 
     #[test]

@@ -80,13 +80,7 @@ mod tests {
     use super::*;
 
     fn run(text: &str) -> Result<Vec<Record>, Error> {
-        let mut s = Systor { header_seen: false };
-        let mut out = Vec::new();
-        for (i, line) in text.lines().enumerate() {
-            out.extend(s.parse(line.as_bytes(), &Ctx { file: "lun.csv", line: i as u64 + 1 })?);
-        }
-        s.finish(&Ctx { file: "lun.csv", line: 0 })?;
-        Ok(out)
+        crate::workload::trace::lines::parse_text(&mut Systor { header_seen: false }, text, "lun.csv")
     }
 
     #[test]
