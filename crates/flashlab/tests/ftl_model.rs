@@ -18,11 +18,12 @@ enum Step {
 }
 
 fn geometry() -> Geometry {
-    // 4 planes x 12 blocks x 8 pages = 384 physical pages.
-    Geometry { channels: 2, chips_per_channel: 1, dies_per_chip: 1, planes_per_die: 2, blocks_per_plane: 12, pages_per_block: 8, page_size: 4096 }
+    // 4 planes x 32 blocks x 8 pages = 1024 physical pages: room for the GC reserve of policies
+    // with three write streams per plane.
+    Geometry { channels: 2, chips_per_channel: 1, dies_per_chip: 1, planes_per_die: 2, blocks_per_plane: 32, pages_per_block: 8, page_size: 4096 }
 }
 
-const LOGICAL: u64 = 192;
+const LOGICAL: u64 = 640;
 
 /// Every combination the registries offer (and the layouts it makes sense on).
 fn combos() -> Vec<(String, String, String, GcUnit, Striping)> {
@@ -45,13 +46,9 @@ fn combos() -> Vec<(String, String, String, GcUnit, Striping)> {
 }
 
 fn device(mapping: &str, gc: &str, buf: &str, unit: GcUnit, striping: Striping) -> Device {
-    let mut cfg = FtlConfig { mapping: mapping.into(), gc: gc.into(), gc_unit: unit, striping, ..FtlConfig::default() };
-    if unit == GcUnit::Line {
-        // 12 lines of 32 pages: keep the reserve small enough to leave room for invalid pages.
-        cfg.gc_free_low = Some(2);
-    }
+    let cfg = FtlConfig { mapping: mapping.into(), gc: gc.into(), gc_unit: unit, striping, ..FtlConfig::default() };
     let layout = Layout::new(geometry(), unit);
-    let logical = if unit == GcUnit::Line { 224 } else { LOGICAL };
+    let logical = if unit == GcUnit::Line { 600 } else { LOGICAL };
     // Dynamic striping places by plane availability, so it runs with the timing model on.
     let timing = TimingParams::default();
     let timing = (striping == Striping::Dynamic).then_some(&timing);
@@ -63,15 +60,15 @@ fn device(mapping: &str, gc: &str, buf: &str, unit: GcUnit, striping: Striping) 
 
 fn steps() -> impl Strategy<Value = Vec<Step>> {
     // Skewed addresses so GC sees both hot and cold data.
-    let lpn = prop_oneof![3 => 0u64..24, 1 => 0u64..LOGICAL];
+    let lpn = prop_oneof![3 => 0u64..48, 1 => 0u64..LOGICAL];
     prop::collection::vec(
         prop_oneof![6 => lpn.clone().prop_map(Step::Write), 3 => lpn.clone().prop_map(Step::Read), 1 => lpn.prop_map(Step::Trim)],
-        1..1500,
+        1..3000,
     )
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 16, .. ProptestConfig::default() })]
 
     #[test]
     fn every_read_returns_the_last_write(steps in steps()) {
@@ -100,9 +97,9 @@ fn long_random_overwrite_survives_gc_everywhere() {
         let mut dev = device(&m, &g, &b, unit, striping);
         let n = dev.logical_pages();
         let mut x = 12345u64;
-        for _ in 0..20 * n {
+        for i in 0..20 * n {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            dev.write((x >> 33) % n, 0).unwrap();
+            dev.write((x >> 33) % n, 0).unwrap_or_else(|e| panic!("{g}/{unit:?}/{striping:?} write {i}: {e}"));
         }
         dev.verify_all().unwrap();
         let c = dev.ftl.counters();

@@ -60,6 +60,54 @@ impl FtlCounters {
     }
 }
 
+/// What GC did, by write stream (see [`gc::GcPolicy::stream_names`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct GcReport {
+    pub policy: String,
+    /// Pages moved from stream `from` to stream `to`, e.g. `{"from": "N", "to": "C", "pages": 12}`.
+    pub flows: Vec<Flow>,
+    /// Pages GC moved from a non-cold stream into a cold one.
+    pub moved_into_cold: u64,
+    /// Of those, pages a later host write sent back to the normal region.
+    pub returned: u64,
+    /// `returned / moved_into_cold` (null when nothing moved into cold).
+    pub returned_ratio: Option<f64>,
+    /// Policy-specific counters.
+    pub extra: std::collections::BTreeMap<String, u64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Flow {
+    pub from: String,
+    pub to: String,
+    pub pages: u64,
+}
+
+impl GcReport {
+    /// The difference `self - base` (the measured phase).
+    pub fn minus(&self, base: &GcReport) -> GcReport {
+        let flows = self
+            .flows
+            .iter()
+            .map(|f| {
+                let b = base.flows.iter().find(|g| g.from == f.from && g.to == f.to).map_or(0, |g| g.pages);
+                Flow { from: f.from.clone(), to: f.to.clone(), pages: f.pages - b }
+            })
+            .collect();
+        let moved = self.moved_into_cold - base.moved_into_cold;
+        let returned = self.returned - base.returned;
+        let extra = self.extra.iter().map(|(k, v)| (k.clone(), v - base.extra.get(k).copied().unwrap_or(0))).collect();
+        GcReport {
+            policy: self.policy.clone(),
+            flows,
+            moved_into_cold: moved,
+            returned,
+            returned_ratio: (moved > 0).then(|| returned as f64 / moved as f64),
+            extra,
+        }
+    }
+}
+
 /// A flash translation layer.
 pub trait Ftl: Send {
     /// Read logical page `lpn` issued at `t_ns`.
@@ -77,6 +125,10 @@ pub trait Ftl: Send {
     fn validate(&self) -> Result<(), String>;
     /// Bytes of mapping state held in controller RAM.
     fn table_bytes(&self) -> u64;
+    /// GC activity by stream; mapping schemes without a victim policy return the default.
+    fn gc_report(&self) -> GcReport {
+        GcReport::default()
+    }
 }
 
 /// Where host writes go across planes.

@@ -12,7 +12,7 @@
 
 use super::alloc::Segments;
 use super::gc::{self, GcPolicy};
-use super::{Ftl, FtlCounters, FtlSpec, ReadOutcome, Striping};
+use super::{Flow, Ftl, FtlCounters, FtlSpec, GcReport, ReadOutcome, Striping};
 use crate::error::Error;
 use crate::nand::{GcUnit, Nand};
 
@@ -25,6 +25,7 @@ pub struct PageFtl {
     segs: Segments,
     nand: Nand,
     policy: Box<dyn GcPolicy>,
+    policy_name: String,
     striping: Striping,
     /// Logical pages per pool under `Striping::None`.
     pages_per_pool: u64,
@@ -34,6 +35,14 @@ pub struct PageFtl {
     high: u32,
     in_gc: bool,
     counters: FtlCounters,
+    /// Pages moved by GC from stream `i` to stream `j`, at `i * streams + j`.
+    flows: Vec<u64>,
+    cold_stream: Vec<bool>,
+    /// Per logical page: moved into a cold stream by GC and not written by the host since
+    /// (allocated only when the policy has cold streams).
+    in_cold: Vec<u64>,
+    moved_into_cold: u64,
+    returned: u64,
 }
 
 pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
@@ -59,12 +68,15 @@ impl PageFtl {
         }
         check_spare(spec, streams, high)?;
         let pools = layout.pools as u64;
+        let cold_stream: Vec<bool> = (0..streams).map(|s| policy.is_cold_stream(s)).collect();
+        let tracks_cold = cold_stream.iter().any(|&c| c);
         Ok(PageFtl {
             l2p: vec![UNMAPPED; spec.logical_pages as usize],
             valid_bits: vec![0; (layout.total_pages() as usize).div_ceil(64)],
             segs: Segments::new(layout, streams),
             nand: Nand::new(layout, spec.verify, spec.timing),
             policy,
+            policy_name: cfg.gc.clone(),
             striping: cfg.striping,
             pages_per_pool: spec.logical_pages.div_ceil(pools),
             cursor: vec![0; streams],
@@ -72,6 +84,11 @@ impl PageFtl {
             high,
             in_gc: false,
             counters: FtlCounters::default(),
+            flows: vec![0; streams * streams],
+            cold_stream,
+            in_cold: if tracks_cold { vec![0; (spec.logical_pages as usize).div_ceil(64)] } else { Vec::new() },
+            moved_into_cold: 0,
+            returned: 0,
         })
     }
 
@@ -150,36 +167,75 @@ impl PageFtl {
         self.policy.on_invalidate(seg, *v);
     }
 
-    /// One GC round on `pool`.
+    /// One GC invocation on `pool`: collect until the high watermark is met and the policy
+    /// wants no more victims (multi-victim rounds).
     fn collect_garbage(&mut self, pool: u32, t_ns: u64) -> Result<(), Error> {
         assert!(!self.in_gc, "GC re-entered");
         self.in_gc = true;
         self.counters.gc_rounds += 1;
+        self.policy.on_round_start();
+        let result = self.collect_until_done(pool, t_ns);
+        self.in_gc = false;
+        result
+    }
+
+    fn collect_until_done(&mut self, pool: u32, t_ns: u64) -> Result<(), Error> {
         let pps = self.segs.layout.pages_per_segment;
         let mut victims = 0u32;
         let mut fruitless = 0u32;
-        let result = loop {
+        loop {
             let view = self.segs.view(self.counters.host_writes);
-            let more = self.segs.free_count(pool) < self.high || self.policy.continue_round(&view, victims);
-            if !more {
-                break Ok(());
+            let need = self.segs.free_count(pool) < self.high;
+            let want = victims > 0 && self.policy.continue_round(&view, victims);
+            if !need && !want {
+                return Ok(());
             }
             let Some(victim) = self.policy.select_victim(&view, pool) else {
-                break Err(Error::DeviceFull(format!("GC found no victim in pool {pool}")));
+                return Err(Error::DeviceFull(format!("GC found no victim in pool {pool}")));
             };
             assert_eq!(self.segs.layout.pool_of(victim), pool, "policy chose segment {victim} outside pool {pool}");
             assert_eq!(self.segs.state[victim as usize], gc::SegState::Sealed, "policy chose unsealed segment {victim}");
             fruitless = if self.segs.valid[victim as usize] == pps { fruitless + 1 } else { 0 };
-            if fruitless > self.segs.layout.segments_per_pool() {
-                break Err(Error::DeviceFull(format!("every segment of pool {pool} is fully valid: logical data fills the physical space")));
+            if fruitless > 0 && !self.pool_has_invalid(pool, victim) {
+                return Err(Error::DeviceFull(format!(
+                    "every segment of pool {pool} is fully valid: logical data fills the physical space ({})",
+                    self.pool_summary(pool)
+                )));
             }
-            if let Err(e) = self.collect(victim, pool, t_ns) {
-                break Err(e);
-            }
+            assert!(
+                fruitless <= 4 * self.segs.layout.segments_per_pool(),
+                "GC policy keeps choosing fully valid victims in pool {pool} while others hold invalid pages ({})",
+                self.pool_summary(pool)
+            );
+            self.collect(victim, pool, t_ns)?;
             victims += 1;
-        };
-        self.in_gc = false;
-        result
+        }
+    }
+
+    fn pool_summary(&self, pool: u32) -> String {
+        let l = &self.segs.layout;
+        let segs: Vec<u32> = (0..l.segments).filter(|&s| l.pool_of(s) == pool).collect();
+        let count = |st| segs.iter().filter(|&&s| self.segs.state[s as usize] == st).count();
+        let valid: u64 = segs.iter().map(|&s| self.segs.valid[s as usize] as u64).sum();
+        format!(
+            "{} free, {} open, {} sealed segments of {} pages; {valid} valid pages",
+            count(gc::SegState::Free),
+            count(gc::SegState::Open),
+            count(gc::SegState::Sealed),
+            l.pages_per_segment
+        )
+    }
+
+    /// Does any sealed segment of `pool` other than `victim` hold an invalid page? (O(segments);
+    /// asked only after a fully valid victim, to tell a full device from a FIFO-like policy.)
+    fn pool_has_invalid(&self, pool: u32, victim: u32) -> bool {
+        let pps = self.segs.layout.pages_per_segment;
+        (0..self.segs.layout.segments).any(|s| {
+            s != victim
+                && self.segs.layout.pool_of(s) == pool
+                && self.segs.state[s as usize] == gc::SegState::Sealed
+                && self.segs.valid[s as usize] < pps
+        })
     }
 
     /// Move the valid pages of `victim`, erase it, return it to the free pool.
@@ -224,7 +280,23 @@ impl PageFtl {
         self.segs.valid[victim as usize] -= 1;
         self.place(lpn as u64, dst);
         self.counters.gc_copies += 1;
+        let from = self.segs.stream[victim as usize] as usize;
+        self.flows[from * self.cold_stream.len() + stream] += 1;
+        if self.cold_stream[stream] && !self.cold_stream[from] {
+            self.moved_into_cold += 1;
+            self.in_cold[lpn as usize / 64] |= 1 << (lpn % 64);
+        }
         Ok(done)
+    }
+
+    /// A host write (counted as a return) or trim takes `lpn` out of the cold region.
+    #[inline]
+    fn leave_cold(&mut self, lpn: u64, count: bool) {
+        let (w, bit) = (lpn as usize / 64, 1u64 << (lpn % 64));
+        if self.in_cold[w] & bit != 0 {
+            self.in_cold[w] &= !bit;
+            self.returned += count as u64;
+        }
     }
 
     #[inline]
@@ -281,6 +353,9 @@ impl Ftl for PageFtl {
         if old != UNMAPPED {
             self.invalidate(old);
         }
+        if !self.in_cold.is_empty() {
+            self.leave_cold(lpn, true);
+        }
         self.counters.host_writes += 1;
         let done = self.nand.program(ppn, lpn as u32, tag, t_ns);
         self.place(lpn, ppn);
@@ -293,6 +368,9 @@ impl Ftl for PageFtl {
         let old = std::mem::replace(&mut self.l2p[lpn as usize], UNMAPPED);
         if old != UNMAPPED {
             self.invalidate(old);
+        }
+        if !self.in_cold.is_empty() {
+            self.leave_cold(lpn, false);
         }
         Ok(t_ns)
     }
@@ -315,6 +393,30 @@ impl Ftl for PageFtl {
 
     fn table_bytes(&self) -> u64 {
         self.l2p.len() as u64 * 4
+    }
+
+    fn gc_report(&self) -> GcReport {
+        let names = self.policy.stream_names();
+        let declared = self.policy.declared_flows();
+        let n = self.cold_stream.len();
+        assert_eq!(names.len(), n, "policy names {} streams but uses {n}", names.len());
+        let mut flows = Vec::new();
+        for from in 0..n {
+            for to in 0..n {
+                let pages = self.flows[from * n + to];
+                if pages > 0 || declared.contains(&(from, to)) {
+                    flows.push(Flow { from: names[from].to_string(), to: names[to].to_string(), pages });
+                }
+            }
+        }
+        GcReport {
+            policy: self.policy_name.clone(),
+            flows,
+            moved_into_cold: self.moved_into_cold,
+            returned: self.returned,
+            returned_ratio: (self.moved_into_cold > 0).then(|| self.returned as f64 / self.moved_into_cold as f64),
+            extra: self.policy.metrics().into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        }
     }
 
     fn validate(&self) -> Result<(), String> {
@@ -348,6 +450,15 @@ impl Ftl for PageFtl {
             };
             if !ok {
                 return Err(format!("segment {seg} is {:?} but has {programmed} programmed pages", self.segs.state[seg as usize]));
+            }
+        }
+        if !self.in_cold.is_empty() {
+            for (lpn, &ppn) in self.l2p.iter().enumerate() {
+                let bit = self.in_cold[lpn / 64] >> (lpn % 64) & 1 == 1;
+                let cold = ppn != UNMAPPED && self.cold_stream[self.segs.stream[l.segment_of(ppn) as usize] as usize];
+                if bit != cold {
+                    return Err(format!("lpn {lpn}: cold-tracking bit {bit} but stored in a cold segment: {cold}"));
+                }
             }
         }
         self.segs.validate()?;

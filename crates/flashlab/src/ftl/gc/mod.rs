@@ -8,6 +8,7 @@
 pub mod cost_benefit;
 pub mod fifo;
 pub mod greedy;
+pub mod two_region;
 
 use crate::error::Error;
 use crate::nand::Layout;
@@ -55,9 +56,28 @@ pub trait GcPolicy: Send {
     fn gc_stream(&self, _view: &GcView, _victim: u32) -> usize {
         0
     }
+    /// Display name of each write stream, for copy-flow metrics (e.g. "N", "C" or "00", "01").
+    fn stream_names(&self) -> Vec<&'static str> {
+        vec!["all"]
+    }
+    /// Is `stream` part of a cold region? Pages GC moves from a non-cold stream into a cold one
+    /// count as "moved into cold"; a later host write to such a page counts as "returned".
+    fn is_cold_stream(&self, _stream: usize) -> bool {
+        false
+    }
+    /// The (from, to) stream pairs GC can move pages along, listed in reports even when zero.
+    fn declared_flows(&self) -> Vec<(usize, usize)> {
+        vec![(0, 0)]
+    }
+    /// A GC invocation starts (before its first victim).
+    fn on_round_start(&mut self) {}
     /// After the watermark is met, keep collecting? (multi-victim rules, e.g. 2R).
     fn continue_round(&self, _view: &GcView, _victims_this_round: u32) -> bool {
         false
+    }
+    /// Policy-specific counters for results (name, value).
+    fn metrics(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
     }
     /// A segment became sealed (a candidate).
     fn on_seal(&mut self, _view: &GcView, _seg: u32) {}
@@ -83,6 +103,8 @@ pub const GC_POLICIES: &[GcEntry] = &[
     GcEntry { name: "greedy", about: "fewest valid pages first; O(1) with valid-count buckets", build: greedy::build },
     GcEntry { name: "cost-benefit", about: "max (1-u)/2u x age (Rosenblum & Ousterhout, LFS)", build: cost_benefit::build },
     GcEntry { name: "fifo", about: "oldest sealed segment first (circular log)", build: fifo::build },
+    GcEntry { name: "2r", about: "2R: FIFO scan with threshold, normal/cold regions (Kang et al., VLDB 2020)", build: two_region::build_2r },
+    GcEntry { name: "2r++", about: "2R++: 2R plus a second-chance 01 region (An & Lee, KIPS 2022)", build: two_region::build_2rpp },
 ];
 
 pub fn names() -> Vec<&'static str> {
