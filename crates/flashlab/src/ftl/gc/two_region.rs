@@ -449,3 +449,148 @@ impl GcPolicy for TwoRegion {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nand::{GcUnit, Geometry};
+
+    /// One plane of 20 blocks x 10 pages: one pool, segment = block.
+    struct Bench {
+        layout: Layout,
+        valid: Vec<u32>,
+        state: Vec<SegState>,
+        stream: Vec<u8>,
+        sealed_at: Vec<u64>,
+        policy: TwoRegion,
+    }
+
+    impl Bench {
+        fn new(variant: Variant, params: &str) -> Self {
+            let geo = Geometry { channels: 1, chips_per_channel: 1, dies_per_chip: 1, planes_per_die: 1, blocks_per_plane: 20, pages_per_block: 10, page_size: 4096 };
+            let layout = Layout::new(geo, GcUnit::Block);
+            let p = parse(&params.parse::<toml::Table>().unwrap()).unwrap();
+            Bench {
+                layout,
+                valid: vec![0; 20],
+                state: vec![SegState::Free; 20],
+                stream: vec![0; 20],
+                sealed_at: vec![0; 20],
+                policy: TwoRegion::new(variant, &layout, p),
+            }
+        }
+        fn view(&self) -> GcView<'_> {
+            GcView { layout: &self.layout, valid: &self.valid, state: &self.state, stream: &self.stream, sealed_at: &self.sealed_at, now: 0 }
+        }
+        /// Seal `seg` written by `stream` with `valid` valid pages.
+        fn seal(&mut self, seg: u32, stream: u8, valid: u32) {
+            self.valid[seg as usize] = valid;
+            self.state[seg as usize] = SegState::Sealed;
+            self.stream[seg as usize] = stream;
+            let v = GcView { layout: &self.layout, valid: &self.valid, state: &self.state, stream: &self.stream, sealed_at: &self.sealed_at, now: 0 };
+            self.policy.on_seal(&v, seg);
+        }
+        fn select(&mut self) -> Option<u32> {
+            let v = GcView { layout: &self.layout, valid: &self.valid, state: &self.state, stream: &self.stream, sealed_at: &self.sealed_at, now: 0 };
+            let s = self.policy.select_victim(&v, 0)?;
+            self.state[s as usize] = SegState::Free;
+            self.valid[s as usize] = 0;
+            Some(s)
+        }
+        fn check(&self) {
+            self.policy.validate(&self.view()).unwrap();
+        }
+    }
+
+    #[test]
+    fn placement_follows_the_region_bits() {
+        let mut b = Bench::new(Variant::TwoRPlusPlus, "");
+        b.seal(0, 0, 1);
+        b.seal(1, 1, 1);
+        b.seal(2, 2, 1);
+        let v = b.view();
+        // 2R++: 00 → 01, 01 → 10, 10 → 10; host writes to 00; only 10 is cold.
+        assert_eq!([0, 1, 2].map(|s| b.policy.gc_stream(&v, s)), [1, 2, 2]);
+        assert_eq!(b.policy.host_stream(7), 0);
+        assert_eq!((0..3).map(|s| b.policy.is_cold_stream(s)).collect::<Vec<_>>(), [false, false, true]);
+        let mut r = Bench::new(Variant::TwoR, "");
+        r.seal(0, 0, 1);
+        r.seal(1, 1, 1);
+        let v = r.view();
+        // 2R: everything GC moves goes to the cold region.
+        assert_eq!([0, 1].map(|s| r.policy.gc_stream(&v, s)), [1, 1]);
+        assert!(r.policy.is_cold_stream(1) && !r.policy.is_cold_stream(0));
+    }
+
+    #[test]
+    fn scan_passes_over_full_blocks_resumes_and_spares_the_window() {
+        let mut b = Bench::new(Variant::TwoRPlusPlus, "threshold = 0.4\nwindow = 0.2");
+        // Seal order 0..10; utilization: 0:90% 1:30% 2:80% 3:20% 4:90% 5:10% ... 8:0% 9:0%.
+        for (seg, valid) in [(0, 9), (1, 3), (2, 8), (3, 2), (4, 9), (5, 1), (6, 9), (7, 9), (8, 0), (9, 0)] {
+            b.seal(seg, 0, valid);
+        }
+        b.check();
+        // Window = 2 newest (8, 9): never chosen although emptiest.
+        assert_eq!(b.select(), Some(1), "first block under 40% in FIFO order; 0 is passed over");
+        b.policy.on_round_start();
+        assert_eq!(b.select(), Some(3), "the scan resumes after the previous victim");
+        b.policy.on_round_start();
+        assert_eq!(b.select(), Some(5));
+        b.check();
+        // 7 sealed now: the window is floor(0.2 * 7) = 1 block (9), so 8 became eligible.
+        assert_eq!(b.policy.window_len[0], 1);
+        b.policy.on_round_start();
+        assert_eq!(b.select(), Some(8));
+        // Nothing left under the threshold outside the window: FIFO fallback takes the oldest.
+        b.policy.on_round_start();
+        assert_eq!(b.policy.fallback_victims, 0);
+        assert_eq!(b.select(), Some(0), "fallback: oldest segment");
+        assert_eq!(b.policy.fallback_victims, 1);
+        b.check();
+    }
+
+    #[test]
+    fn extra_victims_come_from_the_first_victims_region_until_the_stop_rule() {
+        // 2R++ (invalid pages add up to a block): first victim 00-block with 7 invalid, then
+        // the next normal (00/01) block under the threshold; the cold block is skipped.
+        let mut b = Bench::new(Variant::TwoRPlusPlus, "");
+        b.seal(0, 0, 3); // normal, 7 invalid
+        b.seal(1, 2, 1); // cold
+        b.seal(2, 1, 4); // normal (01), 6 invalid
+        b.seal(3, 0, 2);
+        for seg in 4..10 {
+            b.seal(seg, 0, 10);
+        }
+        b.policy.on_round_start();
+        assert_eq!(b.select(), Some(0));
+        assert!(b.policy.continue_round(&b.view(), 1), "7 invalid < one block of 10");
+        assert_eq!(b.select(), Some(2), "the cold block 1 is not in the round's region");
+        assert!(!b.policy.continue_round(&b.view(), 2), "13 invalid pages: a block is freed");
+        b.check();
+
+        // 2R (valid pages fill a block): 3 + 4 + 2 valid < 10 → keeps going while candidates last.
+        let mut r = Bench::new(Variant::TwoR, "");
+        r.seal(0, 0, 3);
+        r.seal(1, 1, 1);
+        r.seal(2, 0, 4);
+        r.seal(3, 0, 2);
+        for seg in 4..10 {
+            r.seal(seg, 0, 10);
+        }
+        r.policy.on_round_start();
+        assert_eq!(r.select(), Some(0));
+        assert_eq!(r.select(), Some(2));
+        assert!(r.policy.continue_round(&r.view(), 2), "7 valid pages do not fill a block yet");
+        assert_eq!(r.select(), Some(3));
+        assert!(!r.policy.continue_round(&r.view(), 3), "no normal block under the threshold is left");
+        r.check();
+    }
+
+    #[test]
+    fn bad_parameters_are_rejected() {
+        for (text, key) in [("threshold = 0.0", "threshold"), ("window = 1.0", "window"), ("windw = 0.1", "windw"), ("fallback = \"lifo\"", "fallback")] {
+            let err = parse(&text.parse::<toml::Table>().unwrap()).unwrap_err().to_string();
+            assert!(err.contains(key), "{text}: {err}");
+        }
+    }
+}
