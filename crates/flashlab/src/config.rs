@@ -69,6 +69,14 @@ pub struct SimConfig {
     /// Minimum number of intervals in the per-interval series.
     #[serde(default = "d_intervals")]
     pub intervals: usize,
+    /// Fixed interval length in host page writes (exact equal intervals when the write volume
+    /// is known); overrides `intervals`.
+    #[serde(default)]
+    pub interval_writes: Option<u64>,
+    /// Track each logical page's last write to report the share of frozen pages (written before
+    /// and never again) at every interval end. 8 bytes per logical page.
+    #[serde(default)]
+    pub track_frozen: bool,
     /// Refuse devices whose simulator state would exceed this much memory.
     #[serde(default = "d_mem")]
     pub memory_limit: ByteSize,
@@ -86,7 +94,15 @@ fn d_mem() -> ByteSize {
 
 impl Default for SimConfig {
     fn default() -> Self {
-        SimConfig { mode: d_mode(), check: false, verify: false, intervals: d_intervals(), memory_limit: d_mem() }
+        SimConfig {
+            mode: d_mode(),
+            check: false,
+            verify: false,
+            intervals: d_intervals(),
+            interval_writes: None,
+            track_frozen: false,
+            memory_limit: d_mem(),
+        }
     }
 }
 
@@ -264,6 +280,9 @@ impl Config {
     fn check_sim(&self) -> Result<(), Error> {
         if self.sim.intervals == 0 {
             return Err(Error::config("sim.intervals", "must be at least 1"));
+        }
+        if self.sim.interval_writes == Some(0) {
+            return Err(Error::config("sim.interval_writes", "must be at least 1"));
         }
         if self.host.queue_depth == 0 {
             return Err(Error::config("host.queue_depth", "must be at least 1"));

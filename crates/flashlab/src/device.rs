@@ -19,13 +19,17 @@ pub struct Device {
     oracle: Option<Vec<u32>>,
     next_tag: u32,
     check: bool,
+    /// Page writes accepted so far (the device's write clock).
+    writes: u64,
+    /// Per logical page: value of `writes` at its last write, 0 if never written.
+    last_write: Option<Vec<u64>>,
 }
 
 impl Device {
     pub fn new(buffer: Box<dyn WriteBuffer>, ftl: Box<dyn Ftl>, page_size: u64, verify: bool, check: bool) -> Self {
         let logical_pages = ftl.logical_pages();
         assert!(page_size.is_power_of_two(), "page size {page_size} is not a power of two");
-        Device { buffer, ftl, page_size, page_shift: page_size.trailing_zeros(), logical_pages, oracle: verify.then(|| vec![0; logical_pages as usize]), next_tag: 1, check }
+        Device { buffer, ftl, page_size, page_shift: page_size.trailing_zeros(), logical_pages, oracle: verify.then(|| vec![0; logical_pages as usize]), next_tag: 1, check, writes: 0, last_write: None }
     }
 
     #[inline]
@@ -64,6 +68,10 @@ impl Device {
         if let Some(o) = &mut self.oracle {
             o[lpn as usize] = tag;
         }
+        self.writes += 1;
+        if let Some(l) = &mut self.last_write {
+            l[lpn as usize] = self.writes;
+        }
         self.after_op("write", lpn);
         Ok(done)
     }
@@ -90,6 +98,26 @@ impl Device {
                 panic!("check mode: invariant broken after {op} of lpn {lpn}: {e}");
             }
         }
+    }
+
+    /// Start recording each page's last write (for the frozen-page share).
+    pub fn track_last_writes(&mut self) {
+        self.last_write.get_or_insert_with(|| vec![0; self.logical_pages as usize]);
+    }
+
+    /// Page writes accepted so far.
+    pub fn writes(&self) -> u64 {
+        self.writes
+    }
+
+    /// For each write-clock value in `at` (ascending), the share of logical pages written at or
+    /// before it and never after. `None` unless tracking was on.
+    pub fn frozen_shares(&self, at: &[u64]) -> Option<Vec<f64>> {
+        let last = self.last_write.as_ref()?;
+        let mut written: Vec<u64> = last.iter().copied().filter(|&w| w > 0).collect();
+        written.sort_unstable();
+        let n = self.logical_pages as f64;
+        Some(at.iter().map(|&t| written.partition_point(|&w| w <= t) as f64 / n).collect())
     }
 
     /// Read back every logical page and compare with the oracle (verify mode); returns pages checked.

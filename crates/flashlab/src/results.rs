@@ -6,7 +6,7 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::config::{Config, Mode};
-use crate::ftl::FtlCounters;
+use crate::ftl::{FtlCounters, GcReport};
 use crate::nand::{NandCounters, Wear};
 use crate::stats::{LatencySummary, SeriesPoint};
 
@@ -79,6 +79,8 @@ pub struct Results {
     /// Flash operations during the measured phase.
     pub flash: NandCounters,
     pub ftl: FtlCounters,
+    /// GC by write stream: copy flows, pages moved into a cold region and returned.
+    pub gc: GcReport,
     /// Flash programs / host page writes reaching the FTL (null when there were none).
     pub waf: Option<f64>,
     /// Per-block erase counts at the end (whole life, preconditioning included).
@@ -100,11 +102,22 @@ impl Results {
 
     /// The per-interval series as CSV.
     pub fn series_csv(&self) -> String {
-        let mut s = String::from("interval,host_writes,running_waf,cumulative_waf,erases,gc_copies\n");
+        let mut s = String::from(
+            "interval,host_writes,running_waf,cumulative_waf,erases,gc_copies,moved_into_cold,returned,frozen_share\n",
+        );
         for p in &self.series {
+            let frozen = p.frozen_share.map_or(String::new(), |f| format!("{f:.6}"));
             s.push_str(&format!(
-                "{},{},{:.6},{:.6},{},{}\n",
-                p.interval, p.host_writes, p.running_waf, p.cumulative_waf, p.erases, p.gc_copies
+                "{},{},{:.6},{:.6},{},{},{},{},{}\n",
+                p.interval,
+                p.host_writes,
+                p.running_waf,
+                p.cumulative_waf,
+                p.erases,
+                p.gc_copies,
+                p.moved_into_cold,
+                p.returned,
+                frozen
             ));
         }
         s
@@ -140,6 +153,17 @@ impl fmt::Display for Results {
             self.flash.reads, self.flash.programs, self.flash.copybacks, self.flash.erases
         )?;
         writeln!(f, "gc           {} victims, {} pages moved", self.ftl.gc_victims, self.ftl.gc_copies)?;
+        if self.gc.flows.len() > 1 || self.gc.moved_into_cold > 0 {
+            let flows: Vec<String> = self.gc.flows.iter().map(|fl| format!("{}->{} {}", fl.from, fl.to, fl.pages)).collect();
+            writeln!(f, "gc flows     {}", flows.join(", "))?;
+            writeln!(
+                f,
+                "cold region  {} pages moved in, {} returned by host writes (ratio {})",
+                self.gc.moved_into_cold,
+                self.gc.returned,
+                opt(self.gc.returned_ratio, 4)
+            )?;
+        }
         writeln!(f, "WAF          {}", opt(self.waf, 3))?;
         writeln!(
             f,

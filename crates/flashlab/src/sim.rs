@@ -16,7 +16,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::config::{Config, Mode, Resolved};
 use crate::device::Device;
 use crate::error::{Error, Location};
-use crate::ftl::{self, FtlCounters, FtlSpec};
+use crate::ftl::{self, FtlCounters, FtlSpec, GcReport};
 use crate::host::{self, Arrival, HostLayer, OutOfRange};
 use crate::nand::{NandCounters, Wear};
 use crate::results::*;
@@ -91,6 +91,9 @@ pub fn run(cfg: &Config, progress: &mut dyn Progress) -> Result<Results, Error> 
         Arrival::Closed => false,
         Arrival::Auto => cfg.workload.get("kind").and_then(|k| k.as_str()) == Some("trace"),
     };
+    if cfg.sim.track_frozen {
+        dev.track_last_writes();
+    }
     let mut m = Measure::new(cfg, &dev);
     let t1 = Instant::now();
     progress.phase("simulating", workload.progress().map_or(0, |p| p.1));
@@ -135,6 +138,9 @@ struct Measure {
     host: HostStats,
     base_nand: NandCounters,
     base_ftl: FtlCounters,
+    base_gc: GcReport,
+    /// Device write clock at the start of the measured phase (for the frozen share).
+    base_writes: u64,
     series: Series,
     read_lat: Histogram,
     write_lat: Histogram,
@@ -149,7 +155,12 @@ impl Measure {
             host: HostStats::default(),
             base_nand: dev.ftl.nand().counters,
             base_ftl: dev.ftl.counters(),
-            series: Series::new(cfg.sim.intervals),
+            base_gc: dev.ftl.gc_report(),
+            base_writes: dev.writes(),
+            series: match cfg.sim.interval_writes {
+                Some(step) => Series::fixed(step),
+                None => Series::new(cfg.sim.intervals),
+            },
             read_lat: Histogram::default(),
             write_lat: Histogram::default(),
             first_issue: None,
@@ -161,11 +172,14 @@ impl Measure {
     fn sample(&self, dev: &Device) -> Sample {
         let n = dev.ftl.nand().counters;
         let f = dev.ftl.counters();
+        let g = dev.ftl.gc_report().minus(&self.base_gc);
         Sample {
             host_writes: f.host_writes - self.base_ftl.host_writes,
             flash_programs: n.programs - self.base_nand.programs,
             erases: n.erases - self.base_nand.erases,
             gc_copies: f.gc_copies - self.base_ftl.gc_copies,
+            moved_into_cold: g.moved_into_cold,
+            returned: g.returned,
         }
     }
 
@@ -276,6 +290,7 @@ impl Measure {
         let (hits, accesses) = dev.buffer.hits();
         let geo = r.layout.geo;
         let verified_reads = if cfg.sim.verify { self.host.read_pages } else { 0 };
+        let series = self.series_points(last, dev);
         Results {
             name: cfg.name.clone(),
             workload: describe_workload(cfg),
@@ -306,9 +321,26 @@ impl Measure {
                 simulated_s: timing.then(|| span_ns as f64 / 1e9),
                 verified_reads,
             },
-            series: self.series.points(last),
+            series,
+            gc: dev.ftl.gc_report().minus(&self.base_gc),
             config: cfg.clone(),
         }
+    }
+}
+
+impl Measure {
+    /// Series points with the frozen share at each interval end, when tracked.
+    fn series_points(&self, last: Sample, dev: &Device) -> Vec<crate::stats::SeriesPoint> {
+        let mut points = self.series.points(last);
+        // The series keeps a subset of its samples (it coarsens): match points to clock values
+        // by host writes, which are the same count with no write buffer between.
+        let ends: Vec<u64> = points.iter().map(|p| self.base_writes + p.host_writes).collect();
+        if let Some(shares) = dev.frozen_shares(&ends) {
+            for (p, f) in points.iter_mut().zip(shares) {
+                p.frozen_share = Some(f);
+            }
+        }
+        points
     }
 }
 

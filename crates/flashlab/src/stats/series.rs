@@ -4,7 +4,9 @@
 //! samples cumulative counters every `step` host writes, starting with `step = 1` and doubling
 //! it (dropping every other sample) whenever more than `4 * min_intervals` samples exist. The
 //! result has between `2 * min_intervals` and `4 * min_intervals` equal intervals (the last may
-//! be partial) whatever the run length, in O(1) amortised time per write.
+//! be partial) whatever the run length, in O(1) amortised time per write. When the run length
+//! is known (e.g. "10 equal intervals" of a fixed write volume), [`Series::fixed`] samples every
+//! `step` writes exactly and never coarsens.
 
 /// Cumulative counters at the end of an interval.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -13,6 +15,9 @@ pub struct Sample {
     pub flash_programs: u64,
     pub erases: u64,
     pub gc_copies: u64,
+    /// Pages GC moved into a cold region, and of those, sent back by host writes.
+    pub moved_into_cold: u64,
+    pub returned: u64,
 }
 
 /// One interval of the series, as written to CSV and results.json.
@@ -27,6 +32,11 @@ pub struct SeriesPoint {
     pub cumulative_waf: f64,
     pub erases: u64,
     pub gc_copies: u64,
+    pub moved_into_cold: u64,
+    pub returned: u64,
+    /// Share of the logical space frozen at the end of the interval: written before and never
+    /// written again (null unless `sim.track_frozen`).
+    pub frozen_share: Option<f64>,
 }
 
 #[derive(Clone, Debug)]
@@ -35,12 +45,20 @@ pub struct Series {
     step: u64,
     next_at: u64,
     samples: Vec<Sample>,
+    /// Fixed step: never coarsen.
+    fixed: bool,
 }
 
 impl Series {
     pub fn new(min_intervals: usize) -> Self {
         assert!(min_intervals >= 1);
-        Series { min_intervals, step: 1, next_at: 1, samples: Vec::new() }
+        Series { min_intervals, step: 1, next_at: 1, samples: Vec::new(), fixed: false }
+    }
+
+    /// Sample every `step` host writes exactly.
+    pub fn fixed(step: u64) -> Self {
+        assert!(step >= 1);
+        Series { min_intervals: 1, step, next_at: step, samples: Vec::new(), fixed: true }
     }
 
     /// Is a sample due at `host_writes`? (Cheap check for the hot path.)
@@ -53,7 +71,7 @@ impl Series {
         debug_assert!(s.host_writes >= self.next_at);
         self.samples.push(s);
         self.next_at += self.step;
-        if self.samples.len() > 4 * self.min_intervals {
+        if !self.fixed && self.samples.len() > 4 * self.min_intervals {
             let kept: Vec<Sample> = self.samples.iter().skip(1).step_by(2).copied().collect();
             self.samples = kept;
             self.step *= 2;
@@ -79,6 +97,9 @@ impl Series {
                 cumulative_waf: if s.host_writes == 0 { 0.0 } else { s.flash_programs as f64 / s.host_writes as f64 },
                 erases: s.erases - prev.erases,
                 gc_copies: s.gc_copies - prev.gc_copies,
+                moved_into_cold: s.moved_into_cold - prev.moved_into_cold,
+                returned: s.returned - prev.returned,
+                frozen_share: None,
             });
             prev = *s;
         }
@@ -96,10 +117,10 @@ mod tests {
             let mut s = Series::new(10);
             for w in 1..=total {
                 if s.due(w) {
-                    s.record(Sample { host_writes: w, flash_programs: 2 * w, erases: 0, gc_copies: w });
+                    s.record(Sample { host_writes: w, flash_programs: 2 * w, gc_copies: w, ..Sample::default() });
                 }
             }
-            let pts = s.points(Sample { host_writes: total, flash_programs: 2 * total, erases: 0, gc_copies: total });
+            let pts = s.points(Sample { host_writes: total, flash_programs: 2 * total, gc_copies: total, ..Sample::default() });
             assert!(pts.len() >= 20 && pts.len() <= 41, "total {total}: {} intervals", pts.len());
             let widths: Vec<u64> = pts.windows(2).map(|w| w[1].host_writes - w[0].host_writes).collect();
             let full = widths[0];
@@ -107,5 +128,18 @@ mod tests {
             assert!(pts.iter().all(|p| (p.running_waf - 2.0).abs() < 1e-12));
             assert_eq!(pts.last().unwrap().host_writes, total);
         }
+    }
+
+    #[test]
+    fn a_fixed_step_gives_exactly_that_many_equal_intervals() {
+        let mut s = Series::fixed(1000);
+        for w in 1..=10_000u64 {
+            if s.due(w) {
+                s.record(Sample { host_writes: w, flash_programs: 3 * w, ..Sample::default() });
+            }
+        }
+        let pts = s.points(Sample { host_writes: 10_000, flash_programs: 30_000, ..Sample::default() });
+        assert_eq!(pts.len(), 10);
+        assert!(pts.iter().enumerate().all(|(i, p)| p.host_writes == 1000 * (i as u64 + 1) && p.running_waf == 3.0));
     }
 }

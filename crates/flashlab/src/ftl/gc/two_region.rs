@@ -27,11 +27,16 @@
 //! - `threshold`: 2R++ states 40%. The 2R++ paper does not give 2R's value; we use the same
 //!   40% for 2R so that the comparison isolates placement (the paper's point).
 //! - No segment under the threshold outside the window (common when the device is full of
-//!   uniformly updated data): `fallback = "fifo"` (default) takes the oldest segment, as FIFO
-//!   would; `"min-utilization"` takes the eligible segment with the fewest valid pages. The scan
-//!   cursor stays put (taking the segment at the cursor instead would chase the window boundary:
-//!   each copied block pushes the next one out of the window into the cursor's path). Extra
-//!   victims never use the fallback. Counted as `fallback_victims`.
+//!   uniformly updated data). `fallback = "min-utilization"` (default) takes the eligible
+//!   segment with the fewest valid pages: the threshold exists to avoid copying highly utilized
+//!   segments, and this is the segment the rule would admit first if the threshold were raised
+//!   step by step. `"fifo"` takes the oldest segment whatever it holds, as plain FIFO would. We
+//!   first used `fifo`; on a full device it copied fully valid (often cold) segments wholesale
+//!   round after round (C→C churn), which the threshold rule itself never does, so the default
+//!   was changed on that ground; the 2R++ reproduction reports both. Either way the scan cursor
+//!   stays put (taking the segment at the cursor instead would chase the window boundary: each
+//!   copied block pushes the next one out of the window into the cursor's path). Extra victims
+//!   never use the fallback. Counted as `fallback_victims`.
 //! - Stop rule names: `multi_victim = "valid"` (2R: the victims' valid pages reach one
 //!   segment, as the 2R++ paper's §2.3 describes 2R) or `"invalid"` (2R++: their invalid pages
 //!   reach one segment). Either can be set for either policy.
@@ -91,7 +96,7 @@ fn d_window() -> f64 {
     0.20
 }
 fn d_fallback() -> Fallback {
-    Fallback::Fifo
+    Fallback::MinUtilization
 }
 
 pub fn build_2r(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error> {
@@ -524,7 +529,7 @@ mod tests {
 
     #[test]
     fn scan_passes_over_full_blocks_resumes_and_spares_the_window() {
-        let mut b = Bench::new(Variant::TwoRPlusPlus, "threshold = 0.4\nwindow = 0.2");
+        let mut b = Bench::new(Variant::TwoRPlusPlus, "threshold = 0.4\nwindow = 0.2\nfallback = \"fifo\"");
         // Seal order 0..10; utilization: 0:90% 1:30% 2:80% 3:20% 4:90% 5:10% ... 8:0% 9:0%.
         for (seg, valid) in [(0, 9), (1, 3), (2, 8), (3, 2), (4, 9), (5, 1), (6, 9), (7, 9), (8, 0), (9, 0)] {
             b.seal(seg, 0, valid);
@@ -545,6 +550,18 @@ mod tests {
         b.policy.on_round_start();
         assert_eq!(b.policy.fallback_victims, 0);
         assert_eq!(b.select(), Some(0), "fallback: oldest segment");
+        assert_eq!(b.policy.fallback_victims, 1);
+        b.check();
+    }
+
+    #[test]
+    fn the_default_fallback_takes_the_least_utilized_eligible_segment() {
+        let mut b = Bench::new(Variant::TwoR, "");
+        for (seg, valid) in [(0, 9), (1, 7), (2, 10), (3, 6), (4, 8), (5, 8), (6, 9), (7, 9), (8, 1), (9, 0)] {
+            b.seal(seg, 0, valid);
+        }
+        // Window: 8 and 9 (the emptiest, but protected). Nothing else under 40%.
+        assert_eq!(b.select(), Some(3));
         assert_eq!(b.policy.fallback_victims, 1);
         b.check();
     }
