@@ -34,6 +34,21 @@ enum Cmd {
         #[arg(long)]
         quiet: bool,
     },
+    /// Reproduce a paper's results: writes DIR/NAME/results.json, report.md and plots.
+    Reproduce {
+        /// One of the registered reproductions (see `flashlab list`).
+        name: String,
+        /// quick (scaled down, seconds) or paper (the paper's devices and volumes).
+        #[arg(long, default_value = "quick")]
+        scale: String,
+        #[arg(long, default_value = "out")]
+        out: PathBuf,
+        /// Simulations run in parallel (default: available cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        #[arg(long)]
+        quiet: bool,
+    },
     /// Trace tools.
     Trace {
         #[command(subcommand)]
@@ -114,6 +129,7 @@ fn real_main() -> Result<()> {
             }
             Ok(())
         }
+        Cmd::Reproduce { name, scale, out, threads, quiet } => reproduce(&name, &scale, &out, threads, quiet),
         Cmd::List => {
             list();
             Ok(())
@@ -181,6 +197,67 @@ fn run(config: &str, out: &Path, sets: &[String], quiet: bool) -> Result<()> {
     Ok(())
 }
 
+fn reproduce(name: &str, scale: &str, out: &Path, threads: Option<usize>, quiet: bool) -> Result<()> {
+    use flashlab::reproduce;
+    let repro = reproduce::find(name)?;
+    let scale: reproduce::Scale = scale.parse()?;
+    let dir = out.join(repro.name);
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating output directory {}", dir.display()))?;
+    let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let bar = RunBar::new(quiet);
+    let t = std::time::Instant::now();
+    let outcome = (repro.run)(scale, threads, &bar)?;
+    bar.done();
+    let write = |file: &str, text: &str| -> Result<()> {
+        let path = dir.join(file);
+        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
+    };
+    write("results.json", &serde_json::to_string_pretty(&outcome.json)?)?;
+    write("report.md", &outcome.report_md)?;
+    for (file, text) in &outcome.files {
+        write(file, text)?;
+    }
+    emit(format!("{}: {} files in {} ({:.1} s)", repro.name, 2 + outcome.files.len(), dir.display(), t.elapsed().as_secs_f64()));
+    emit(format!("report       {}", dir.join("report.md").display()));
+    Ok(())
+}
+
+/// Progress over a reproduction's runs (thread-safe; quiet when not a terminal).
+struct RunBar {
+    bar: Option<ProgressBar>,
+}
+
+impl RunBar {
+    fn new(quiet: bool) -> Self {
+        let on = !quiet && std::io::stderr().is_terminal();
+        RunBar { bar: on.then(|| ProgressBar::new(0)) }
+    }
+    fn done(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
+impl flashlab::reproduce::RunProgress for RunBar {
+    fn start(&self, total: usize) {
+        if let Some(b) = &self.bar {
+            b.set_length(total as u64);
+            b.set_style(
+                ProgressStyle::with_template("{msg:40} [{bar:30}] {pos}/{len} runs, {elapsed}")
+                    .expect("valid template")
+                    .progress_chars("=> "),
+            );
+        }
+    }
+    fn finished(&self, label: &str) {
+        if let Some(b) = &self.bar {
+            b.set_message(label.to_string());
+            b.inc(1);
+        }
+    }
+}
+
 fn list() {
     use flashlab::{buffer, ftl, host, workload};
     emit(format!("mapping schemes ([ftl] mapping):"));
@@ -207,6 +284,10 @@ fn list() {
     emit(format!("trace formats ([workload] format, --format):"));
     for f in workload::trace::FORMATS {
         emit(format!("  {:<16} {}", f.name, f.about));
+    }
+    emit(format!("reproductions (flashlab reproduce NAME):"));
+    for r in flashlab::reproduce::REPRODUCTIONS {
+        emit(format!("  {:<16} {}", r.name, r.about));
     }
     emit(format!("presets (flashlab run NAME):"));
     for p in presets::PRESETS {

@@ -1,0 +1,97 @@
+//! Plots as SVG text (plotters' SVG backend; text is left to the viewer's fonts, so no font
+//! files are needed). Shared by reproductions and `flashlab plot`: axis labels carry units,
+//! every chart has a legend. Returns strings; writing files is the caller's business.
+
+use plotters::prelude::*;
+
+/// One named line of (x, y) points.
+pub struct Line {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+const COLORS: [RGBColor; 6] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(255, 127, 14),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+];
+
+/// A line chart with markers, a legend, and y starting at `y_min` (or the data's minimum).
+pub fn line_chart(title: &str, x_label: &str, y_label: &str, lines: &[Line], y_min: Option<f64>) -> String {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (720, 420)).into_drawing_area();
+        draw_lines(&root, title, x_label, y_label, lines, y_min).expect("drawing into a string cannot fail");
+        root.present().expect("drawing into a string cannot fail");
+    }
+    svg
+}
+
+fn bounds(lines: &[Line], y_min: Option<f64>) -> ((f64, f64), (f64, f64)) {
+    let pts = lines.iter().flat_map(|l| l.points.iter());
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+    for &(x, y) in pts {
+        x0 = x0.min(x);
+        x1 = x1.max(x);
+        y0 = y0.min(y);
+        y1 = y1.max(y);
+    }
+    if x0 > x1 {
+        return ((0.0, 1.0), (0.0, 1.0));
+    }
+    let y0 = y_min.unwrap_or(y0);
+    let pad = ((y1 - y0) * 0.08).max(1e-9);
+    let x1 = if x1 > x0 { x1 } else { x0 + 1.0 };
+    ((x0, x1), (y0, y1 + pad))
+}
+
+fn draw_lines<DB: DrawingBackend>(
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    lines: &[Line],
+    y_min: Option<f64>,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    root.fill(&WHITE)?;
+    let ((x0, x1), (y0, y1)) = bounds(lines, y_min);
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(64)
+        .build_cartesian_2d(x0..x1, y0..y1)?;
+    chart.configure_mesh().x_desc(x_label).y_desc(y_label).light_line_style(WHITE.mix(0.0)).draw()?;
+    for (i, line) in lines.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        chart
+            .draw_series(LineSeries::new(line.points.iter().copied(), color.stroke_width(2)))?
+            .label(line.name.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2)));
+        chart.draw_series(line.points.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
+    }
+    chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).draw()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_chart_is_svg_with_title_axes_and_legend() {
+        let lines = vec![
+            Line { name: "greedy".into(), points: vec![(1.0, 2.0), (2.0, 3.0)] },
+            Line { name: "2R++".into(), points: vec![(1.0, 1.1), (2.0, 1.3)] },
+        ];
+        let svg = line_chart("Running WAF", "progress (% of writes)", "WAF", &lines, Some(0.0));
+        assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+        for text in ["Running WAF", "progress (% of writes)", "WAF", "greedy", "2R++"] {
+            assert!(svg.contains(text), "missing {text}");
+        }
+        assert!(svg.matches("<polyline").count() >= 2, "one polyline per series");
+    }
+}

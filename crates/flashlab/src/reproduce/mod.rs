@@ -1,0 +1,97 @@
+//! Reproductions of published results, one file per paper, registered in [`REPRODUCTIONS`].
+//!
+//! A reproduction builds ordinary configurations (the paper's setup, at `paper` scale or scaled
+//! down at `quick` scale), runs them through [`crate::sim::run`] like any user run, and returns
+//! its figures as JSON rows, a Markdown report with ours beside the paper's, and SVG plots. It
+//! does no file I/O: the CLI writes `DIR/NAME/results.json`, `report.md` and the plots.
+
+pub mod two_r_pp;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use crate::config::Config;
+use crate::error::Error;
+use crate::results::Results;
+
+/// How big to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scale {
+    /// Scaled-down devices and volumes (same writes per page): seconds.
+    Quick,
+    /// The paper's devices and volumes.
+    Paper,
+}
+
+impl std::str::FromStr for Scale {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        match s {
+            "quick" => Ok(Scale::Quick),
+            "paper" => Ok(Scale::Paper),
+            other => Err(Error::unknown("scale", other, vec!["quick", "paper"])),
+        }
+    }
+}
+
+/// What a reproduction produces.
+pub struct Outcome {
+    /// `results.json`: setup and a `rows` list.
+    pub json: serde_json::Value,
+    /// `report.md`.
+    pub report_md: String,
+    /// Extra files (name, contents), e.g. SVG plots referenced by the report.
+    pub files: Vec<(String, String)>,
+}
+
+/// Progress of a reproduction: runs finished out of all runs.
+pub trait RunProgress: Sync {
+    fn start(&self, _total_runs: usize) {}
+    fn finished(&self, _label: &str) {}
+}
+
+/// One registry line per reproduction.
+pub struct Reproduction {
+    pub name: &'static str,
+    pub about: &'static str,
+    pub run: fn(Scale, usize, &dyn RunProgress) -> Result<Outcome, Error>,
+}
+
+pub const REPRODUCTIONS: &[Reproduction] = &[Reproduction {
+    name: "2rpp",
+    about: "2R++ (An & Lee, KIPS 2022): greedy vs 2R vs 2R++ on fio zipf, TPC-C-like and LinkBench-like",
+    run: two_r_pp::run,
+}];
+
+pub fn names() -> Vec<&'static str> {
+    REPRODUCTIONS.iter().map(|r| r.name).collect()
+}
+
+pub fn find(name: &str) -> Result<&'static Reproduction, Error> {
+    REPRODUCTIONS.iter().find(|r| r.name == name).ok_or_else(|| Error::unknown("reproduction", name, names()))
+}
+
+/// Run independent simulations on `threads` worker threads; results in input order. Each run is
+/// deterministic on its own, so the thread count never changes a figure.
+pub fn run_all(jobs: &[(String, Config)], threads: usize, progress: &dyn RunProgress) -> Result<Vec<Results>, Error> {
+    progress.start(jobs.len());
+    let next = AtomicUsize::new(0);
+    let out: Mutex<Vec<Option<Result<Results, Error>>>> = Mutex::new((0..jobs.len()).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..threads.clamp(1, jobs.len().max(1)) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some((label, cfg)) = jobs.get(i) else { break };
+                let r = crate::sim::run(cfg, &mut crate::sim::Quiet);
+                progress.finished(label);
+                out.lock().expect("no worker panics while holding the lock")[i] = Some(r);
+            });
+        }
+    });
+    out.into_inner()
+        .expect("workers finished")
+        .into_iter()
+        .map(|r| r.expect("every job ran"))
+        .collect()
+}
