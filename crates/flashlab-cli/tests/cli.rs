@@ -260,3 +260,36 @@ fn dynamic_striping_keeps_writes_away_from_planes_in_gc() {
     assert!(tput(&dynamic) > 1.2 * tput(&full), "throughput dynamic {} vs full {}", tput(&dynamic), tput(&full));
     assert!(p99(&dynamic) < p99(&full) / 10.0, "write p99 dynamic {} vs full {}", p99(&dynamic), p99(&full));
 }
+
+/// `flashlab reproduce 2rpp --scale quick`: every output a reader needs, with the metrics the
+/// issue names, ours beside the paper's.
+#[test]
+fn reproduce_2rpp_quick_writes_rows_report_and_plots() {
+    let out = tmp("repro");
+    let o = flashlab(&["reproduce", "2rpp", "--scale", "quick", "--out", out.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let dir = out.join("2rpp");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 25, "5 workloads x 5 policy variants");
+    for r in rows {
+        for key in ["workload", "policy", "waf", "running_waf", "copybacks", "copybacks_by_flow", "returned_ratio", "frozen_share"] {
+            assert!(r.get(key).is_some(), "row lacks {key}: {r}");
+        }
+        assert_eq!(r["running_waf"].as_array().unwrap().len(), 10, "10 equal intervals");
+        assert!(r["waf"].as_f64().unwrap() >= 1.0);
+    }
+    let tpcc_2rpp = rows.iter().find(|r| r["workload"] == "tpcc" && r["policy"] == "2R++").unwrap();
+    let flows = tpcc_2rpp["copybacks_by_flow"].as_object().unwrap();
+    assert!(flows.contains_key("00->01") && flows.contains_key("01->10") && flows.contains_key("10->10"));
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    for needle in ["Table 3", "Table 4", "6.196", "3.286", "67.71%", "20411851", "Where we agree", "running-waf-tpcc.svg"] {
+        assert!(report.contains(needle), "report lacks {needle}");
+    }
+    for (f, label) in [("running-waf-fio-0.5.svg", "2R++"), ("running-waf-linkbench.svg", "greedy"), ("frozen-share.svg", "tpcc")] {
+        let svg = std::fs::read_to_string(dir.join(f)).unwrap();
+        assert!(svg.starts_with("<svg") && svg.contains(label), "{f} lacks {label}");
+    }
+    let o = flashlab(&["reproduce", "2rppp"]);
+    assert!(text(&o).contains("unknown reproduction `2rppp`") && text(&o).contains("2rpp"), "{}", text(&o));
+}

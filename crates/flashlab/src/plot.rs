@@ -73,7 +73,12 @@ fn draw_lines<DB: DrawingBackend>(
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2)));
         chart.draw_series(line.points.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
     }
-    chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).draw()?;
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()?;
     Ok(())
 }
 

@@ -149,3 +149,31 @@ fn block_unit_gc_moves_are_copybacks_and_line_unit_moves_cross_planes() {
     let l = run(GcUnit::Line);
     assert!(l.reads > 0, "line unit: some GC moves change plane: {l:?}");
 }
+
+/// GC moves pages only along the policy's declared flows: 2R N→C and C→C; 2R++ 00→01, 01→10
+/// and 10→10 (a page reaches the cold region only through the second-chance 01 region).
+#[test]
+fn two_region_policies_move_pages_only_along_their_flows() {
+    for (gc, allowed) in [("2r", vec![("N", "C"), ("C", "C")]), ("2r++", vec![("00", "01"), ("01", "10"), ("10", "10")])] {
+        let mut dev = device("page", gc, "none", GcUnit::Line, Striping::Full);
+        let n = dev.logical_pages();
+        let mut x = 5u64;
+        for i in 0..30 * n {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            // 90% of writes on 10% of the pages, after a full first pass.
+            let lpn = if i < n { i } else if (x >> 60) < 14 { (x >> 20) % (n / 10) } else { (x >> 20) % n };
+            dev.write(lpn, 0).unwrap();
+        }
+        dev.verify_all().unwrap();
+        let report = dev.ftl.gc_report();
+        let moved: u64 = report.flows.iter().map(|f| f.pages).sum();
+        assert_eq!(moved, dev.ftl.counters().gc_copies, "{gc}: every GC copy is on some flow");
+        for f in &report.flows {
+            assert!(allowed.contains(&(f.from.as_str(), f.to.as_str())), "{gc}: unexpected flow {}→{}", f.from, f.to);
+            assert!(f.pages > 0, "{gc}: flow {}→{} never used", f.from, f.to);
+        }
+        let into_cold = report.flows.iter().find(|f| f.from == allowed[allowed.len() - 2].0 && f.to == allowed[allowed.len() - 2].1).unwrap().pages;
+        assert_eq!(report.moved_into_cold, into_cold, "{gc}: pages moved into cold = the flow into the cold stream");
+        assert!(report.returned > 0 && report.returned <= report.moved_into_cold);
+    }
+}
