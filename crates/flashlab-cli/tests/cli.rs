@@ -290,6 +290,9 @@ fn reproduce_2rpp_quick_writes_rows_report_and_plots() {
         let svg = std::fs::read_to_string(dir.join(f)).unwrap();
         assert!(svg.starts_with("<svg") && svg.contains(label), "{f} lacks {label}");
     }
+    let csv = std::fs::read_to_string(dir.join("series.csv")).unwrap();
+    assert!(csv.starts_with("workload,policy,interval,host_writes,running_waf"));
+    assert_eq!(csv.lines().count(), 1 + 25 * 10, "10 intervals per run");
     let o = flashlab(&["reproduce", "2rppp"]);
     assert!(text(&o).contains("unknown reproduction `2rppp`") && text(&o).contains("2rpp"), "{}", text(&o));
 }
