@@ -5,19 +5,15 @@
 //! selection scans up from a lowest-non-empty hint, which only moves down between selections.
 //! Ties go to the segment sealed earliest in that bucket (FIFO within a bucket).
 
+use super::seglist::{SegLists, NIL};
 use super::{no_params, GcPolicy, GcView, SegState};
 use crate::error::Error;
 use crate::nand::Layout;
 
-const NIL: u32 = u32::MAX;
-
 pub struct Greedy {
     pps: u32,
-    /// Bucket heads and tails, `pool * (pps + 1) + valid`.
-    head: Vec<u32>,
-    tail: Vec<u32>,
-    next: Vec<u32>,
-    prev: Vec<u32>,
+    /// One list per bucket, `pool * (pps + 1) + valid`.
+    lists: SegLists,
     /// Bucket a segment is in (its valid count), NIL when not a candidate.
     bucket_of: Vec<u32>,
     /// Per pool: no non-empty bucket below this.
@@ -37,10 +33,7 @@ impl Greedy {
         let segs = layout.segments as usize;
         Greedy {
             pps,
-            head: vec![NIL; buckets],
-            tail: vec![NIL; buckets],
-            next: vec![NIL; segs],
-            prev: vec![NIL; segs],
+            lists: SegLists::new(buckets, segs),
             bucket_of: vec![NIL; segs],
             low_hint: vec![0; layout.pools as usize],
             pool_of: (0..layout.segments).map(|s| layout.pool_of(s)).collect(),
@@ -54,15 +47,7 @@ impl Greedy {
 
     fn push_back(&mut self, seg: u32, valid: u32) {
         let b = self.slot(seg, valid);
-        let t = self.tail[b];
-        self.prev[seg as usize] = t;
-        self.next[seg as usize] = NIL;
-        if t == NIL {
-            self.head[b] = seg;
-        } else {
-            self.next[t as usize] = seg;
-        }
-        self.tail[b] = seg;
+        self.lists.push_back(b, seg);
         self.bucket_of[seg as usize] = valid;
         let pool = self.pool_of[seg as usize] as usize;
         self.low_hint[pool] = self.low_hint[pool].min(valid);
@@ -72,17 +57,7 @@ impl Greedy {
         let valid = self.bucket_of[seg as usize];
         debug_assert_ne!(valid, NIL);
         let b = self.slot(seg, valid);
-        let (p, n) = (self.prev[seg as usize], self.next[seg as usize]);
-        if p == NIL {
-            self.head[b] = n;
-        } else {
-            self.next[p as usize] = n;
-        }
-        if n == NIL {
-            self.tail[b] = p;
-        } else {
-            self.prev[n as usize] = p;
-        }
+        self.lists.unlink(b, seg);
         self.bucket_of[seg as usize] = NIL;
     }
 }
@@ -92,7 +67,7 @@ impl GcPolicy for Greedy {
         let base = (pool * (self.pps + 1)) as usize;
         let mut v = self.low_hint[pool as usize];
         while v <= self.pps {
-            let seg = self.head[base + v as usize];
+            let seg = self.lists.head(base + v as usize);
             if seg != NIL {
                 self.low_hint[pool as usize] = v;
                 self.unlink(seg);

@@ -8,6 +8,7 @@
 pub mod cost_benefit;
 pub mod fifo;
 pub mod greedy;
+pub mod seglist;
 pub mod two_region;
 
 use crate::error::Error;

@@ -43,11 +43,10 @@
 
 use serde::Deserialize;
 
+use super::seglist::{SegLists, NIL};
 use super::{GcPolicy, GcView, SegState};
 use crate::error::{Error, Location};
 use crate::nand::Layout;
-
-const NIL: u32 = u32::MAX;
 
 /// Which of the two designs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,11 +138,8 @@ pub struct TwoRegion {
     rule: MultiVictim,
     pps: u32,
     pool_of: Vec<u32>,
-    // Seal-order list per pool (intrusive, over segment ids).
-    head: Vec<u32>,
-    tail: Vec<u32>,
-    next: Vec<u32>,
-    prev: Vec<u32>,
+    /// Seal-order list per pool.
+    lists: SegLists,
     listed: Vec<bool>,
     seal_seq: Vec<u64>,
     next_seq: u64,
@@ -174,10 +170,7 @@ impl TwoRegion {
             rule,
             pps,
             pool_of: (0..layout.segments).map(|s| layout.pool_of(s)).collect(),
-            head: vec![NIL; pools],
-            tail: vec![NIL; pools],
-            next: vec![NIL; segs],
-            prev: vec![NIL; segs],
+            lists: SegLists::new(pools, segs),
             listed: vec![false; segs],
             seal_seq: vec![0; segs],
             next_seq: 0,
@@ -206,12 +199,12 @@ impl TwoRegion {
         let target = (self.window * self.sealed[pool] as f64).floor() as u32;
         while self.window_len[pool] > target {
             let ws = self.window_start[pool];
-            self.window_start[pool] = self.next[ws as usize];
+            self.window_start[pool] = self.lists.next(ws);
             self.window_len[pool] -= 1;
         }
         while self.window_len[pool] < target {
             let ws = self.window_start[pool];
-            let grow = if ws == NIL { self.tail[pool] } else { self.prev[ws as usize] };
+            let grow = if ws == NIL { self.lists.tail(pool) } else { self.lists.prev(ws) };
             debug_assert_ne!(grow, NIL, "window cannot exceed the list");
             self.window_start[pool] = grow;
             self.window_len[pool] += 1;
@@ -223,7 +216,7 @@ impl TwoRegion {
 
     fn unlink(&mut self, seg: u32) {
         let pool = self.pool_of[seg as usize] as usize;
-        let (p, n) = (self.prev[seg as usize], self.next[seg as usize]);
+        let n = self.lists.next(seg);
         if self.cursor[pool] == seg {
             self.cursor[pool] = n;
         }
@@ -232,16 +225,7 @@ impl TwoRegion {
             self.window_start[pool] = n;
             self.window_len[pool] -= 1;
         }
-        if p == NIL {
-            self.head[pool] = n;
-        } else {
-            self.next[p as usize] = n;
-        }
-        if n == NIL {
-            self.tail[pool] = p;
-        } else {
-            self.prev[n as usize] = p;
-        }
+        self.lists.unlink(pool, seg);
         self.listed[seg as usize] = false;
         self.sealed[pool] -= 1;
         self.fit_window(pool);
@@ -251,14 +235,14 @@ impl TwoRegion {
     /// passes `ok`, and the segment the scan started at. Advances nothing.
     fn scan(&self, pool: usize, ok: impl Fn(u32) -> bool) -> (Option<u32>, u32) {
         let eligible = self.sealed[pool] - self.window_len[pool];
-        let wrap = |s: u32| if s == NIL || self.in_window(pool, s) { self.head[pool] } else { s };
+        let wrap = |s: u32| if s == NIL || self.in_window(pool, s) { self.lists.head(pool) } else { s };
         let start = wrap(self.cursor[pool]);
         let mut seg = start;
         for _ in 0..eligible {
             if ok(seg) {
                 return (Some(seg), start);
             }
-            seg = wrap(self.next[seg as usize]);
+            seg = wrap(self.lists.next(seg));
         }
         (None, start)
     }
@@ -270,7 +254,7 @@ impl TwoRegion {
         self.round.valid += valid;
         self.round.invalid += self.pps as u64 - valid;
         if resume {
-            self.cursor[pool] = self.next[seg as usize];
+            self.cursor[pool] = self.lists.next(seg);
         }
         self.unlink(seg);
         seg
@@ -288,11 +272,11 @@ impl TwoRegion {
                 // and leave the scan cursor where it was.
                 self.fallback_victims += 1;
                 let s = match self.fallback {
-                    Fallback::Fifo => self.head[pool],
+                    Fallback::Fifo => self.lists.head(pool),
                     Fallback::MinUtilization if self.sealed[pool] > self.window_len[pool] => {
                         self.min_valid_outside_window(view, pool)
                     }
-                    Fallback::MinUtilization => self.head[pool],
+                    Fallback::MinUtilization => self.lists.head(pool),
                 };
                 (s, false)
             }
@@ -303,12 +287,12 @@ impl TwoRegion {
 
     fn min_valid_outside_window(&self, view: &GcView, pool: usize) -> u32 {
         let mut best = (u32::MAX, NIL);
-        let mut seg = self.head[pool];
+        let mut seg = self.lists.head(pool);
         while seg != NIL && !self.in_window(pool, seg) {
             if view.valid[seg as usize] < best.0 {
                 best = (view.valid[seg as usize], seg);
             }
-            seg = self.next[seg as usize];
+            seg = self.lists.next(seg);
         }
         best.1
     }
@@ -397,15 +381,7 @@ impl GcPolicy for TwoRegion {
     fn on_seal(&mut self, _view: &GcView, seg: u32) {
         let pool = self.pool_of[seg as usize] as usize;
         debug_assert!(!self.listed[seg as usize]);
-        let t = self.tail[pool];
-        self.prev[seg as usize] = t;
-        self.next[seg as usize] = NIL;
-        if t == NIL {
-            self.head[pool] = seg;
-        } else {
-            self.next[t as usize] = seg;
-        }
-        self.tail[pool] = seg;
+        self.lists.push_back(pool, seg);
         self.listed[seg as usize] = true;
         self.seal_seq[seg as usize] = self.next_seq;
         self.next_seq += 1;
@@ -428,8 +404,8 @@ impl GcPolicy for TwoRegion {
                 return Err(format!("2r: segment {seg} listed {} but state {:?}", self.listed[seg as usize], view.state[seg as usize]));
             }
         }
-        for pool in 0..self.head.len() {
-            let (mut seg, mut count, mut last_seq, mut in_win) = (self.head[pool], 0u32, None, 0u32);
+        for pool in 0..self.sealed.len() {
+            let (mut seg, mut count, mut last_seq, mut in_win) = (self.lists.head(pool), 0u32, None, 0u32);
             while seg != NIL {
                 if last_seq.is_some_and(|l| self.seal_seq[seg as usize] <= l) {
                     return Err(format!("2r: pool {pool} list out of seal order at segment {seg}"));
@@ -437,7 +413,7 @@ impl GcPolicy for TwoRegion {
                 last_seq = Some(self.seal_seq[seg as usize]);
                 in_win += self.in_window(pool, seg) as u32;
                 count += 1;
-                seg = self.next[seg as usize];
+                seg = self.lists.next(seg);
             }
             let target = (self.window * count as f64).floor() as u32;
             if count != self.sealed[pool] || in_win != self.window_len[pool] || in_win != target {

@@ -1,0 +1,103 @@
+//! Intrusive doubly linked lists of segments over flat arrays: several lists (buckets, pools)
+//! share one `next` / `prev` pair per segment, and a segment is in at most one list. O(1) push
+//! and unlink; the GC policies keep their candidate orders in these.
+
+pub const NIL: u32 = u32::MAX;
+
+#[derive(Clone, Debug)]
+pub struct SegLists {
+    head: Vec<u32>,
+    tail: Vec<u32>,
+    next: Vec<u32>,
+    prev: Vec<u32>,
+}
+
+impl SegLists {
+    pub fn new(lists: usize, segments: usize) -> Self {
+        SegLists { head: vec![NIL; lists], tail: vec![NIL; lists], next: vec![NIL; segments], prev: vec![NIL; segments] }
+    }
+
+    #[inline]
+    pub fn head(&self, list: usize) -> u32 {
+        self.head[list]
+    }
+    #[inline]
+    pub fn tail(&self, list: usize) -> u32 {
+        self.tail[list]
+    }
+    #[inline]
+    pub fn next(&self, seg: u32) -> u32 {
+        self.next[seg as usize]
+    }
+    #[inline]
+    pub fn prev(&self, seg: u32) -> u32 {
+        self.prev[seg as usize]
+    }
+
+    /// Append `seg` (in no list) to `list`.
+    #[inline]
+    pub fn push_back(&mut self, list: usize, seg: u32) {
+        let t = self.tail[list];
+        self.prev[seg as usize] = t;
+        self.next[seg as usize] = NIL;
+        if t == NIL {
+            self.head[list] = seg;
+        } else {
+            self.next[t as usize] = seg;
+        }
+        self.tail[list] = seg;
+    }
+
+    /// Remove `seg` from `list`, the list it is in.
+    #[inline]
+    pub fn unlink(&mut self, list: usize, seg: u32) {
+        let (p, n) = (self.prev[seg as usize], self.next[seg as usize]);
+        if p == NIL {
+            debug_assert_eq!(self.head[list], seg, "segment {seg} is not in list {list}");
+            self.head[list] = n;
+        } else {
+            self.next[p as usize] = n;
+        }
+        if n == NIL {
+            self.tail[list] = p;
+        } else {
+            self.prev[n as usize] = p;
+        }
+        self.prev[seg as usize] = NIL;
+        self.next[seg as usize] = NIL;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn items(l: &SegLists, list: usize) -> Vec<u32> {
+        let mut v = Vec::new();
+        let mut s = l.head(list);
+        while s != NIL {
+            v.push(s);
+            s = l.next(s);
+        }
+        v
+    }
+
+    #[test]
+    fn push_and_unlink_keep_order_in_each_list() {
+        let mut l = SegLists::new(2, 6);
+        for s in [0, 2, 4] {
+            l.push_back(0, s);
+        }
+        for s in [1, 3] {
+            l.push_back(1, s);
+        }
+        l.unlink(0, 2);
+        l.unlink(0, 0);
+        l.push_back(0, 5);
+        assert_eq!(items(&l, 0), [4, 5]);
+        assert_eq!(items(&l, 1), [1, 3]);
+        assert_eq!((l.tail(0), l.prev(5)), (5, 4));
+        l.unlink(1, 3);
+        assert_eq!((l.head(1), l.tail(1)), (1, 1));
+    }
+}
