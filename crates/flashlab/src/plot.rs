@@ -82,6 +82,86 @@ fn draw_lines<DB: DrawingBackend>(
     Ok(())
 }
 
+/// Bars: one value per (category, series). Grouped side by side, or stacked.
+pub struct Bars {
+    pub categories: Vec<String>,
+    /// (series name, one value per category).
+    pub series: Vec<(String, Vec<f64>)>,
+    pub stacked: bool,
+}
+
+/// A bar chart with category labels on x, a legend, and y from 0.
+pub fn bar_chart(title: &str, y_label: &str, bars: &Bars) -> String {
+    let mut svg = String::new();
+    {
+        let width = (160 + 95 * bars.categories.len().max(4) as u32).clamp(720, 1400);
+        let root = SVGBackend::with_string(&mut svg, (width, 420)).into_drawing_area();
+        draw_bars(&root, title, y_label, bars).expect("drawing into a string cannot fail");
+        root.present().expect("drawing into a string cannot fail");
+    }
+    svg
+}
+
+fn draw_bars<DB: DrawingBackend>(
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    title: &str,
+    y_label: &str,
+    bars: &Bars,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    root.fill(&WHITE)?;
+    let n = bars.categories.len().max(1);
+    let totals: Vec<f64> = (0..n)
+        .map(|c| {
+            let vals = bars.series.iter().map(|(_, v)| v.get(c).copied().unwrap_or(0.0));
+            if bars.stacked { vals.sum() } else { vals.fold(0.0, f64::max) }
+        })
+        .collect();
+    let y_max = totals.iter().copied().fold(0.0, f64::max).max(1e-9) * 1.12;
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(56)
+        .y_label_area_size(64)
+        .build_cartesian_2d(0f64..n as f64, 0f64..y_max)?;
+    let cats = bars.categories.clone();
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .light_line_style(WHITE.mix(0.0))
+        .x_labels(n * 2 + 1)
+        .x_label_formatter(&|x| {
+            let i = x.floor() as usize;
+            if (x - i as f64 - 0.5).abs() < 1e-6 { cats.get(i).cloned().unwrap_or_default() } else { String::new() }
+        })
+        .y_desc(y_label)
+        .draw()?;
+    let k = bars.series.len().max(1) as f64;
+    for (si, (name, values)) in bars.series.iter().enumerate() {
+        let color = COLORS[si % COLORS.len()];
+        let rects = values.iter().enumerate().map(|(c, &v)| {
+            let (x0, x1, y0) = if bars.stacked {
+                let below: f64 = bars.series[..si].iter().map(|(_, v)| v.get(c).copied().unwrap_or(0.0)).sum();
+                (c as f64 + 0.15, c as f64 + 0.85, below)
+            } else {
+                let w = 0.7 / k;
+                (c as f64 + 0.15 + si as f64 * w, c as f64 + 0.15 + (si as f64 + 1.0) * w, 0.0)
+            };
+            Rectangle::new([(x0, y0), (x1, y0 + v)], color.filled())
+        });
+        chart
+            .draw_series(rects)?
+            .label(name.clone())
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,5 +178,21 @@ mod tests {
             assert!(svg.contains(text), "missing {text}");
         }
         assert!(svg.matches("<polyline").count() >= 2, "one polyline per series");
+    }
+
+    #[test]
+    fn bar_charts_label_categories_and_series() {
+        for stacked in [false, true] {
+            let bars = Bars {
+                categories: vec!["tpcc".into(), "linkbench".into()],
+                series: vec![("2R".into(), vec![1.4, 1.5]), ("2R++".into(), vec![1.3, 1.4])],
+                stacked,
+            };
+            let svg = bar_chart("Cumulative WAF", "WAF", &bars);
+            for text in ["Cumulative WAF", "WAF", "tpcc", "linkbench", "2R++"] {
+                assert!(svg.contains(text), "stacked={stacked}: missing {text}");
+            }
+            assert!(svg.matches("<rect").count() >= 4 + 1, "one rectangle per bar plus the background");
+        }
     }
 }

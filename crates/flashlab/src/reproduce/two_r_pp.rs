@@ -23,7 +23,7 @@ use serde_json::json;
 use super::{run_all, Outcome, RunProgress, Scale};
 use crate::config::Config;
 use crate::error::Error;
-use crate::plot::{line_chart, Line};
+use crate::plot::{bar_chart, line_chart, Bars, Line};
 use crate::presets;
 use crate::results::Results;
 
@@ -155,6 +155,9 @@ pub fn run(scale: Scale, threads: usize, progress: &dyn RunProgress) -> Result<O
         files.push((format!("running-waf-{}.svg", b.key), running_waf_plot(b, runs)));
     }
     files.push(("frozen-share.svg".into(), frozen_plot(runs)));
+    files.push(("cumulative-waf.svg".into(), cumulative_plot(runs)));
+    files.push(("copyback-flows.svg".into(), flows_plot(runs)));
+    files.push(("returned-ratio.svg".into(), returned_plot(runs)));
     let report_md = report(scale, runs, &files);
     let json = json!({
         "reproduction": "2rpp",
@@ -246,6 +249,61 @@ impl<'a> Runs<'a> {
     }
 }
 
+const MAIN: [&str; 3] = ["greedy", "2R", "2R++"];
+
+fn cumulative_plot(runs: &Runs) -> String {
+    let bars = Bars {
+        categories: BENCHES.iter().map(|b| b.key.to_string()).collect(),
+        series: MAIN.iter().map(|p| (p.to_string(), BENCHES.iter().map(|b| waf(runs.get(b.key, p))).collect())).collect(),
+        stacked: false,
+    };
+    bar_chart("Cumulative WAF (Tables 3, 4)", "WAF (flash programs / host writes)", &bars)
+}
+
+/// Copy-backs per host write, split by kind of flow: within the normal region (2R++ 00→01),
+/// into the cold region (N→C, 01→10) and within the cold region (C→C, 10→10).
+fn flows_plot(runs: &Runs) -> String {
+    let mut categories = Vec::new();
+    let mut kinds = [Vec::new(), Vec::new(), Vec::new()];
+    for b in BENCHES {
+        for p in ["2R", "2R++"] {
+            let r = runs.get(b.key, p);
+            let per = |f: &crate::ftl::Flow| f.pages as f64 / r.ftl.host_writes.max(1) as f64;
+            let mut k = [0.0; 3];
+            for f in &r.gc.flows {
+                let kind = match (f.from.as_str(), f.to.as_str()) {
+                    ("00", "01") => 0,
+                    ("N", "C") | ("01", "10") => 1,
+                    _ => 2,
+                };
+                k[kind] += per(f);
+            }
+            categories.push(format!("{} {p}", b.key));
+            for (i, v) in k.into_iter().enumerate() {
+                kinds[i].push(v);
+            }
+        }
+    }
+    let names = ["normal→normal (00→01)", "normal→cold (N→C, 01→10)", "cold→cold (C→C, 10→10)"];
+    let bars = Bars { categories, series: names.iter().zip(kinds).map(|(n, v)| (n.to_string(), v)).collect(), stacked: true };
+    bar_chart("Copy-backs by flow (Figs. 5, 13)", "copy-backs per host write", &bars)
+}
+
+fn returned_plot(runs: &Runs) -> String {
+    let ratio = |k: &str, p: &str| 100.0 * runs.get(k, p).gc.returned_ratio.unwrap_or(0.0);
+    let bars = Bars {
+        categories: paper::RETURNED.iter().map(|(k, _, _)| k.to_string()).collect(),
+        series: vec![
+            ("2R paper".into(), paper::RETURNED.iter().map(|r| r.1).collect()),
+            ("2R ours".into(), paper::RETURNED.iter().map(|r| ratio(r.0, "2R")).collect()),
+            ("2R++ paper".into(), paper::RETURNED.iter().map(|r| r.2).collect()),
+            ("2R++ ours".into(), paper::RETURNED.iter().map(|r| ratio(r.0, "2R++")).collect()),
+        ],
+        stacked: false,
+    };
+    bar_chart("Pages returned from the cold region (Figs. 4, 12)", "returned / moved into cold (%)", &bars)
+}
+
 fn waf(r: &Results) -> f64 {
     r.waf.unwrap_or(0.0)
 }
@@ -308,6 +366,7 @@ fn setup_section(w: &mut String, scale: Scale) {
 }
 
 fn table3(w: &mut String, runs: &Runs) {
+    let _ = writeln!(w, "![cumulative-waf.svg](cumulative-waf.svg)\n");
     let _ = writeln!(w, "## Table 3: cumulative WAF of fio\n");
     let _ = writeln!(w, "| zipf | 2R paper | 2R ours | 2R++ paper | 2R++ ours | improvement paper | improvement ours | greedy ours |");
     let _ = writeln!(w, "|---|---|---|---|---|---|---|---|");
@@ -342,6 +401,7 @@ fn table4(w: &mut String, runs: &Runs) {
 fn returned_section(w: &mut String, runs: &Runs, scale: Scale) {
     let _ = writeln!(w, "## Cold-region pollution (Figs. 4, 5, 12, 13; §5.4)\n");
     let _ = writeln!(w, "Returned ratio: pages GC moved into the cold region that a later host write sent back to normal, over all pages moved into cold.\n");
+    let _ = writeln!(w, "![returned-ratio.svg](returned-ratio.svg)\n");
     let _ = writeln!(w, "| workload | returned 2R paper | 2R ours | returned 2R++ paper | 2R++ ours |\n|---|---|---|---|---|");
     let ratio = |r: &Results| r.gc.returned_ratio.map_or("-".into(), |x| pct(100.0 * x));
     for (k, p2r, p2rpp) in paper::RETURNED {
@@ -369,7 +429,8 @@ fn returned_section(w: &mut String, runs: &Runs, scale: Scale) {
     if scale == Scale::Quick {
         let _ = writeln!(w, "\n(Quick scale: our totals are for 1/64 of the writes.)");
     }
-    let _ = writeln!(w, "\nCopy-backs by flow (share of each policy's copy-backs):\n");
+    let _ = writeln!(w, "\n![copyback-flows.svg](copyback-flows.svg)\n");
+    let _ = writeln!(w, "Copy-backs by flow (share of each policy's copy-backs):\n");
     let _ = writeln!(w, "| workload | policy | flows | C→C share paper (2R, Fig. 5) |\n|---|---|---|---|");
     for b in BENCHES {
         for p in ["2R", "2R++"] {
