@@ -36,7 +36,7 @@ enum Cmd {
     },
     /// Reproduce a paper's results: writes DIR/NAME/results.json, report.md and plots.
     Reproduce {
-        /// One of the registered reproductions (see `flashlab list`).
+        /// A registered reproduction (see `flashlab list`), or `all` (also writes DIR/index.html).
         name: String,
         /// quick (scaled down, seconds) or paper (the paper's devices and volumes).
         #[arg(long, default_value = "quick")]
@@ -48,6 +48,13 @@ enum Cmd {
         threads: Option<usize>,
         #[arg(long)]
         quiet: bool,
+    },
+    /// Plot a run's results.json: running WAF, erase-count distribution, latency CDF (timing mode).
+    Plot {
+        results: PathBuf,
+        /// Where to write the SVGs (default: beside results.json).
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
     /// Trace tools.
     Trace {
@@ -130,6 +137,7 @@ fn real_main() -> Result<()> {
             Ok(())
         }
         Cmd::Reproduce { name, scale, out, threads, quiet } => reproduce(&name, &scale, &out, threads, quiet),
+        Cmd::Plot { results, out } => plot(&results, out.as_deref()),
         Cmd::List => {
             list();
             Ok(())
@@ -198,12 +206,62 @@ fn run(config: &str, out: &Path, sets: &[String], quiet: bool) -> Result<()> {
 }
 
 fn reproduce(name: &str, scale: &str, out: &Path, threads: Option<usize>, quiet: bool) -> Result<()> {
-    use flashlab::reproduce;
-    let repro = reproduce::find(name)?;
+    use flashlab::reproduce::{self, html};
     let scale: reproduce::Scale = scale.parse()?;
+    let chosen: Vec<&reproduce::Reproduction> = if name == "all" {
+        reproduce::REPRODUCTIONS.iter().collect()
+    } else {
+        vec![reproduce::find(name).map_err(|e| anyhow::anyhow!("{e} (or `all`)"))?]
+    };
+    let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    std::fs::create_dir_all(out).with_context(|| format!("creating output directory {}", out.display()))?;
+    let mut reports = Vec::new();
+    for repro in chosen {
+        let (report_md, downloads) = reproduce_one(repro, scale, out, threads, quiet)?;
+        reports.push((repro, report_md, downloads));
+    }
+    if name == "all" {
+        let sections: Vec<html::Section> = reports
+            .iter()
+            .map(|(r, md, files)| html::Section { name: r.name, about: r.about, report_md: md, downloads: files.clone() })
+            .collect();
+        let intro = format!(
+            "Every registered reproduction at {} scale: the paper's figures beside ours, plots, and where we agree and differ.",
+            if scale == reproduce::Scale::Quick { "quick" } else { "paper" }
+        );
+        let index = out.join("index.html");
+        std::fs::write(&index, html::index_html("flashlab reproductions", &intro, &sections))
+            .with_context(|| format!("writing {}", index.display()))?;
+        emit(format!("report       {}", index.display()));
+    }
+    Ok(())
+}
+
+fn plot(results: &Path, out: Option<&Path>) -> Result<()> {
+    let text = std::fs::read_to_string(results).with_context(|| format!("reading {}", results.display()))?;
+    let v: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{}: not a results.json (JSON)", results.display()))?;
+    let plots = flashlab::plot::results_plots(&v).map_err(|e| anyhow::anyhow!("{}: {e}", results.display()))?;
+    let dir = out.map(Path::to_path_buf).unwrap_or_else(|| results.parent().unwrap_or(Path::new(".")).to_path_buf());
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating output directory {}", dir.display()))?;
+    for (name, svg) in plots {
+        let path = dir.join(name);
+        std::fs::write(&path, svg).with_context(|| format!("writing {}", path.display()))?;
+        emit(format!("plot         {}", path.display()));
+    }
+    Ok(())
+}
+
+/// Run one reproduction and write its files into `out/NAME/`; returns its report and file names.
+fn reproduce_one(
+    repro: &flashlab::reproduce::Reproduction,
+    scale: flashlab::reproduce::Scale,
+    out: &Path,
+    threads: usize,
+    quiet: bool,
+) -> Result<(String, Vec<String>)> {
     let dir = out.join(repro.name);
     std::fs::create_dir_all(&dir).with_context(|| format!("creating output directory {}", dir.display()))?;
-    let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let bar = RunBar::new(quiet);
     let t = std::time::Instant::now();
     let outcome = (repro.run)(scale, threads, &bar)?;
@@ -214,12 +272,16 @@ fn reproduce(name: &str, scale: &str, out: &Path, threads: Option<usize>, quiet:
     };
     write("results.json", &serde_json::to_string_pretty(&outcome.json)?)?;
     write("report.md", &outcome.report_md)?;
+    let mut downloads = vec!["report.md".to_string(), "results.json".to_string()];
     for (file, text) in &outcome.files {
         write(file, text)?;
+        if !file.ends_with(".svg") {
+            downloads.push(file.clone());
+        }
     }
-    emit(format!("{}: {} files in {} ({:.1} s)", repro.name, 2 + outcome.files.len(), dir.display(), t.elapsed().as_secs_f64()));
+    emit(format!("{:<12} {} files in {} ({:.1} s)", repro.name, 2 + outcome.files.len(), dir.display(), t.elapsed().as_secs_f64()));
     emit(format!("report       {}", dir.join("report.md").display()));
-    Ok(())
+    Ok((outcome.report_md, downloads))
 }
 
 /// Progress over a reproduction's runs (thread-safe; quiet when not a terminal).

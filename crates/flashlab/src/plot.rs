@@ -82,8 +82,113 @@ fn draw_lines<DB: DrawingBackend>(
     Ok(())
 }
 
+/// Cumulative distributions: x on a log scale (e.g. latency in µs), y from 0 to 1.
+pub fn cdf_chart(title: &str, x_label: &str, lines: &[Line]) -> String {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (720, 420)).into_drawing_area();
+        draw_cdf(&root, title, x_label, lines).expect("drawing into a string cannot fail");
+        root.present().expect("drawing into a string cannot fail");
+    }
+    svg
+}
+
+fn draw_cdf<DB: DrawingBackend>(
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    title: &str,
+    x_label: &str,
+    lines: &[Line],
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    root.fill(&WHITE)?;
+    let xs = lines.iter().flat_map(|l| l.points.iter().map(|p| p.0)).filter(|&x| x > 0.0);
+    let (lo, hi) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
+    let (lo, hi) = if lo > hi { (1.0, 10.0) } else { (lo * 0.8, (hi * 1.25).max(lo * 2.0)) };
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(64)
+        .build_cartesian_2d((lo..hi).log_scale(), 0f64..1.05)?;
+    chart.configure_mesh().x_desc(x_label).y_desc("fraction of requests").light_line_style(WHITE.mix(0.0)).draw()?;
+    for (i, line) in lines.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        let pts: Vec<(f64, f64)> = line.points.iter().copied().filter(|p| p.0 > 0.0).collect();
+        chart
+            .draw_series(LineSeries::new(pts, color.stroke_width(2)))?
+            .label(line.name.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2)));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()?;
+    Ok(())
+}
+
+/// The plots of one run's `results.json`: running WAF, erase-count distribution, and the
+/// latency CDF when the run was in timing mode. Errors name the missing key.
+pub fn results_plots(v: &serde_json::Value) -> Result<Vec<(String, String)>, String> {
+    let name = v["name"].as_str().unwrap_or("run").to_string();
+    let series = v["series"].as_array().ok_or("results.json has no `series`")?;
+    let total = series.last().and_then(|p| p["host_writes"].as_f64()).unwrap_or(0.0).max(1.0);
+    let pts = |key: &str| -> Vec<(f64, f64)> {
+        series.iter().filter_map(|p| Some((100.0 * p["host_writes"].as_f64()? / total, p[key].as_f64()?))).collect()
+    };
+    let mut out = vec![(
+        "running-waf.svg".to_string(),
+        line_chart(
+            &format!("Running WAF: {name}"),
+            "progress (% of host page writes)",
+            "WAF",
+            &[Line { name: "per interval".into(), points: pts("running_waf") }, Line { name: "cumulative".into(), points: pts("cumulative_waf") }],
+            Some(0.0),
+        ),
+    )];
+    let hist = v["wear_histogram"].as_array().ok_or("results.json has no `wear_histogram`")?;
+    let pairs: Vec<(u64, u64)> = hist.iter().filter_map(|p| Some((p[0].as_u64()?, p[1].as_u64()?))).collect();
+    out.push(("wear.svg".into(), wear_chart(&name, &pairs)));
+    if let Some(lat) = v["latency_us"].as_object() {
+        let lines: Vec<Line> = ["read", "write"]
+            .iter()
+            .filter_map(|op| {
+                let cdf = lat.get(&format!("{op}_cdf"))?.as_array()?;
+                let points: Vec<(f64, f64)> = cdf.iter().filter_map(|p| Some((p[0].as_f64()?, p[1].as_f64()?))).collect();
+                (!points.is_empty()).then(|| Line { name: op.to_string(), points })
+            })
+            .collect();
+        if !lines.is_empty() {
+            out.push(("latency-cdf.svg".into(), cdf_chart(&format!("Latency CDF: {name}"), "latency (µs, log scale)", &lines)));
+        }
+    }
+    Ok(out)
+}
+
+/// Erase-count distribution as bars, in at most 30 equal-width bins.
+fn wear_chart(name: &str, pairs: &[(u64, u64)]) -> String {
+    let (lo, hi) = pairs.iter().fold((u64::MAX, 0), |(a, b), &(c, _)| (a.min(c), b.max(c)));
+    let (lo, hi) = if lo > hi { (0, 0) } else { (lo, hi) };
+    let width = (hi - lo) / 30 + 1;
+    let bins = ((hi - lo) / width + 1) as usize;
+    let mut counts = vec![0.0; bins];
+    for &(c, n) in pairs {
+        counts[((c - lo) / width) as usize] += n as f64;
+    }
+    let categories = (0..bins)
+        .map(|i| {
+            let a = lo + i as u64 * width;
+            if width == 1 { a.to_string() } else { format!("{a}-{}", a + width - 1) }
+        })
+        .collect();
+    let bars = Bars { x_label: "erases per block".into(), categories, series: vec![("blocks".into(), counts)], stacked: false };
+    bar_chart(&format!("Erase counts per block: {name}"), "blocks", &bars)
+}
+
 /// Bars: one value per (category, series). Grouped side by side, or stacked.
 pub struct Bars {
+    /// What the categories are (x axis label).
+    pub x_label: String,
     pub categories: Vec<String>,
     /// (series name, one value per category).
     pub series: Vec<(String, Vec<f64>)>,
@@ -94,7 +199,7 @@ pub struct Bars {
 pub fn bar_chart(title: &str, y_label: &str, bars: &Bars) -> String {
     let mut svg = String::new();
     {
-        let width = (160 + 95 * bars.categories.len().max(4) as u32).clamp(720, 1400);
+        let width = (160 + 95 * bars.categories.len().max(4) as u32).clamp(720, 1000);
         let root = SVGBackend::with_string(&mut svg, (width, 420)).into_drawing_area();
         draw_bars(&root, title, y_label, bars).expect("drawing into a string cannot fail");
         root.present().expect("drawing into a string cannot fail");
@@ -116,7 +221,8 @@ fn draw_bars<DB: DrawingBackend>(
             if bars.stacked { vals.sum() } else { vals.fold(0.0, f64::max) }
         })
         .collect();
-    let y_max = totals.iter().copied().fold(0.0, f64::max).max(1e-9) * 1.12;
+    // Headroom above the tallest bar for the legend.
+    let y_max = totals.iter().copied().fold(0.0, f64::max).max(1e-9) * 1.4;
     let mut chart = ChartBuilder::on(root)
         .caption(title, ("sans-serif", 20))
         .margin(12)
@@ -133,6 +239,7 @@ fn draw_bars<DB: DrawingBackend>(
             let i = x.floor() as usize;
             if (x - i as f64 - 0.5).abs() < 1e-6 { cats.get(i).cloned().unwrap_or_default() } else { String::new() }
         })
+        .x_desc(bars.x_label.as_str())
         .y_desc(y_label)
         .draw()?;
     let k = bars.series.len().max(1) as f64;
@@ -184,6 +291,7 @@ mod tests {
     fn bar_charts_label_categories_and_series() {
         for stacked in [false, true] {
             let bars = Bars {
+                x_label: "workload".into(),
                 categories: vec!["tpcc".into(), "linkbench".into()],
                 series: vec![("2R".into(), vec![1.4, 1.5]), ("2R++".into(), vec![1.3, 1.4])],
                 stacked,

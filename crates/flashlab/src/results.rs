@@ -52,6 +52,9 @@ pub struct BufferSummary {
 pub struct Latencies {
     pub read: LatencySummary,
     pub write: LatencySummary,
+    /// (latency µs, fraction of requests at or below), one point per histogram bucket.
+    pub read_cdf: Vec<(f64, f64)>,
+    pub write_cdf: Vec<(f64, f64)>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -85,6 +88,8 @@ pub struct Results {
     pub waf: Option<f64>,
     /// Per-block erase counts at the end (whole life, preconditioning included).
     pub wear: Wear,
+    /// (erase count, blocks with that count), ascending.
+    pub wear_histogram: Vec<(u32, u64)>,
     pub mapping: MappingSummary,
     pub buffer: BufferSummary,
     pub latency_us: Option<Latencies>,

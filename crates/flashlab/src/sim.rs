@@ -308,9 +308,15 @@ impl Measure {
             ftl: ftl_c,
             host: self.host,
             wear: Wear::of(dev.ftl.nand().erase_counts()),
+            wear_histogram: wear_histogram(dev.ftl.nand().erase_counts()),
             mapping: MappingSummary { scheme: cfg.ftl.mapping.clone(), hit_ratio: Some(1.0), table_bytes: dev.ftl.table_bytes() },
             buffer: BufferSummary { policy: cfg.buffer.policy.clone(), hit_ratio: (accesses > 0).then(|| hits as f64 / accesses as f64) },
-            latency_us: timing.then(|| Latencies { read: self.read_lat.summary(), write: self.write_lat.summary() }),
+            latency_us: timing.then(|| Latencies {
+                read: self.read_lat.summary(),
+                write: self.write_lat.summary(),
+                read_cdf: self.read_lat.cdf_us(),
+                write_cdf: self.write_lat.cdf_us(),
+            }),
             throughput_mb_s: (timing && span_ns > 0).then(|| moved as f64 / 1e6 / (span_ns as f64 / 1e9)),
             sim: SimSummary {
                 mode: cfg.sim.mode,
@@ -342,6 +348,15 @@ impl Measure {
         }
         points
     }
+}
+
+/// (erase count, blocks) pairs, ascending by count.
+fn wear_histogram(counts: &[u32]) -> Vec<(u32, u64)> {
+    let mut map = std::collections::BTreeMap::new();
+    for &c in counts {
+        *map.entry(c).or_insert(0u64) += 1;
+    }
+    map.into_iter().collect()
 }
 
 fn describe_workload(cfg: &Config) -> String {

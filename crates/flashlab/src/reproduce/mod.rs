@@ -5,6 +5,7 @@
 //! its figures as JSON rows, a Markdown report with ours beside the paper's, and SVG plots. It
 //! does no file I/O: the CLI writes `DIR/NAME/results.json`, `report.md` and the plots.
 
+pub mod html;
 pub mod two_r_pp;
 
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -253,6 +253,7 @@ const MAIN: [&str; 3] = ["greedy", "2R", "2R++"];
 
 fn cumulative_plot(runs: &Runs) -> String {
     let bars = Bars {
+        x_label: "workload".into(),
         categories: BENCHES.iter().map(|b| b.key.to_string()).collect(),
         series: MAIN.iter().map(|p| (p.to_string(), BENCHES.iter().map(|b| waf(runs.get(b.key, p))).collect())).collect(),
         stacked: false,
@@ -285,13 +286,19 @@ fn flows_plot(runs: &Runs) -> String {
         }
     }
     let names = ["normal→normal (00→01)", "normal→cold (N→C, 01→10)", "cold→cold (C→C, 10→10)"];
-    let bars = Bars { categories, series: names.iter().zip(kinds).map(|(n, v)| (n.to_string(), v)).collect(), stacked: true };
+    let bars = Bars {
+        x_label: "workload and policy".into(),
+        categories,
+        series: names.iter().zip(kinds).map(|(n, v)| (n.to_string(), v)).collect(),
+        stacked: true,
+    };
     bar_chart("Copy-backs by flow (Figs. 5, 13)", "copy-backs per host write", &bars)
 }
 
 fn returned_plot(runs: &Runs) -> String {
     let ratio = |k: &str, p: &str| 100.0 * runs.get(k, p).gc.returned_ratio.unwrap_or(0.0);
     let bars = Bars {
+        x_label: "workload".into(),
         categories: paper::RETURNED.iter().map(|(k, _, _)| k.to_string()).collect(),
         series: vec![
             ("2R paper".into(), paper::RETURNED.iter().map(|r| r.1).collect()),
