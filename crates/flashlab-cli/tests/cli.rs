@@ -261,13 +261,16 @@ fn dynamic_striping_keeps_writes_away_from_planes_in_gc() {
     assert!(p99(&dynamic) < p99(&full) / 10.0, "write p99 dynamic {} vs full {}", p99(&dynamic), p99(&full));
 }
 
-/// `flashlab reproduce 2rpp --scale quick`: every output a reader needs, with the metrics the
-/// issue names, ours beside the paper's.
+/// `flashlab reproduce all --scale quick`, checked as a reader meets it: every row and metric
+/// the 2R++ issue names, the report with the paper's figures beside ours, the plots, an
+/// `index.html` whose every link resolves and which headless Chromium renders with every plot,
+/// and the report text against a committed snapshot (fixed seed; `UPDATE_SNAPSHOTS=1` rewrites it).
 #[test]
-fn reproduce_2rpp_quick_writes_rows_report_and_plots() {
+fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
     let out = tmp("repro");
-    let o = flashlab(&["reproduce", "2rpp", "--scale", "quick", "--out", out.to_str().unwrap(), "--quiet"]);
+    let o = flashlab(&["reproduce", "all", "--scale", "quick", "--out", out.to_str().unwrap(), "--quiet"]);
     assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("index.html"), "prints where the report is: {}", text(&o));
     let dir = out.join("2rpp");
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
     let rows = v["rows"].as_array().unwrap();
@@ -286,13 +289,114 @@ fn reproduce_2rpp_quick_writes_rows_report_and_plots() {
     for needle in ["Table 3", "Table 4", "6.196", "3.286", "67.71%", "20411851", "Where we agree", "running-waf-tpcc.svg"] {
         assert!(report.contains(needle), "report lacks {needle}");
     }
-    for (f, label) in [("running-waf-fio-0.5.svg", "2R++"), ("running-waf-linkbench.svg", "greedy"), ("frozen-share.svg", "tpcc")] {
+    for (f, label) in [("running-waf-fio-0.5.svg", "2R++"), ("cumulative-waf.svg", "greedy"), ("frozen-share.svg", "tpcc")] {
         let svg = std::fs::read_to_string(dir.join(f)).unwrap();
         assert!(svg.starts_with("<svg") && svg.contains(label), "{f} lacks {label}");
     }
     let csv = std::fs::read_to_string(dir.join("series.csv")).unwrap();
     assert!(csv.starts_with("workload,policy,interval,host_writes,running_waf"));
     assert_eq!(csv.lines().count(), 1 + 25 * 10, "10 intervals per run");
+    check_snapshot("2rpp-quick-report.md", &report);
+
+    let index = out.join("index.html");
+    let html = std::fs::read_to_string(&index).unwrap();
+    let links = local_links(&html);
+    let images = links.iter().filter(|(attr, _)| attr == "src").count();
+    assert!(images >= 9 && html.contains("<section id=\"2rpp\">") && html.contains("<table>"), "index.html content");
+    for (_, link) in &links {
+        assert!(out.join(link).is_file(), "index.html links to missing {link}");
+    }
+    browser_check(&index, images);
+
     let o = flashlab(&["reproduce", "2rppp"]);
     assert!(text(&o).contains("unknown reproduction `2rppp`") && text(&o).contains("2rpp"), "{}", text(&o));
+}
+
+/// Relative `src` / `href` targets of a page (not fragments or absolute URLs).
+fn local_links(html: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for attr in ["src", "href"] {
+        let pat = format!(" {attr}=\"");
+        let mut rest = html;
+        while let Some(i) = rest.find(&pat) {
+            rest = &rest[i + pat.len()..];
+            let end = rest.find('"').unwrap();
+            let link = &rest[..end];
+            if !(link.starts_with('#') || link.contains("://")) {
+                out.push((attr.to_string(), link.to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// Render the page in headless Chromium: a screenshot must be written and, once loaded, every
+/// image must have decoded (the page's own check marks `<body>`). Without Chromium the check is
+/// skipped with a message, unless `FLASHLAB_REQUIRE_CHROMIUM=1` (CI installs it and sets that).
+fn browser_check(index: &Path, images: usize) {
+    let Some(chromium) = ["chromium", "chromium-browser"].into_iter().find(|c| Command::new(c).arg("--version").output().is_ok()) else {
+        assert!(std::env::var("FLASHLAB_REQUIRE_CHROMIUM").is_err(), "FLASHLAB_REQUIRE_CHROMIUM is set but chromium is not installed");
+        eprintln!("chromium not installed: skipping the browser check of index.html (apt-get install chromium)");
+        return;
+    };
+    let dir = index.parent().unwrap().join("browser");
+    std::fs::create_dir_all(&dir).unwrap();
+    let url = format!("file://{}", index.canonicalize().unwrap().display());
+    let base = |profile: &str| {
+        let mut c = Command::new(chromium);
+        c.args(["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"])
+            .args(["--disable-component-update", "--disable-sync", "--window-size=1280,2400"])
+            .arg(format!("--user-data-dir={}", dir.join(profile).display()));
+        c
+    };
+    let shot = dir.join("index.png");
+    let o = base("p1").arg(format!("--screenshot={}", shot.display())).arg(&url).output().unwrap();
+    let png = std::fs::read(&shot).unwrap_or_else(|_| panic!("no screenshot: {}", text(&o)));
+    assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000, "screenshot looks empty ({} bytes)", png.len());
+    let o = base("p2").args(["--virtual-time-budget=10000", "--dump-dom"]).arg(&url).output().unwrap();
+    let dom = String::from_utf8_lossy(&o.stdout);
+    let body = dom.find("<body").map(|i| &dom[i..i + dom[i..].find('>').unwrap()]).unwrap_or("");
+    assert!(body.contains(&format!("data-images=\"{images}\"")), "not every image counted after load: {body}");
+    assert!(body.contains("data-broken-images=\"0\""), "broken images in the rendered page: {body}");
+}
+
+/// Compare with `tests/snapshots/NAME`; `UPDATE_SNAPSHOTS=1` writes it instead.
+fn check_snapshot(name: &str, actual: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots").join(name);
+    if std::env::var("UPDATE_SNAPSHOTS").is_ok() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("missing snapshot {}: run with UPDATE_SNAPSHOTS=1", path.display()));
+    if expected != actual {
+        let line = expected.lines().zip(actual.lines()).position(|(a, b)| a != b).unwrap_or(0);
+        panic!(
+            "{name} differs from the snapshot at line {}:\n  expected: {}\n  actual:   {}\n(UPDATE_SNAPSHOTS=1 to accept)",
+            line + 1,
+            expected.lines().nth(line).unwrap_or(""),
+            actual.lines().nth(line).unwrap_or("")
+        );
+    }
+}
+
+#[test]
+fn plot_draws_a_users_run_and_rejects_other_json() {
+    let out = tmp("plot");
+    run_small(&out, &[]);
+    let o = flashlab(&["plot", out.join("results.json").to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    for (f, needle) in [("running-waf.svg", "cumulative"), ("wear.svg", "erases per block"), ("latency-cdf.svg", "write")] {
+        let svg = std::fs::read_to_string(out.join(f)).unwrap_or_else(|_| panic!("{f} not written"));
+        assert!(svg.contains(needle), "{f} lacks {needle}");
+    }
+    let acc = tmp("plot-acc");
+    run_small(&acc, &["--set", "sim.mode=\"accounting\""]);
+    let o = flashlab(&["plot", acc.join("results.json").to_str().unwrap()]);
+    assert!(o.status.success() && !acc.join("latency-cdf.svg").exists(), "no latency CDF without timing");
+    let bad = acc.join("bad.json");
+    std::fs::write(&bad, "{\"x\": 1}").unwrap();
+    let o = flashlab(&["plot", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("bad.json") && text(&o).contains("series"), "{}", text(&o));
 }
