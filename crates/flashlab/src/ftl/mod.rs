@@ -12,6 +12,7 @@
 
 pub mod alloc;
 pub mod gc;
+pub mod mapcache;
 pub mod page;
 
 use serde::{Deserialize, Serialize};
