@@ -39,7 +39,10 @@ pub struct MappingSummary {
     pub scheme: String,
     /// Mapping lookups served from controller RAM (1.0 when the whole table is in RAM).
     pub hit_ratio: Option<f64>,
+    /// Bytes of mapping table held in RAM (the window, for cached schemes).
     pub table_bytes: u64,
+    /// Cached schemes: hits, misses, translation-page reads/writes, window over time.
+    pub cache: Option<crate::ftl::MappingReport>,
 }
 
 #[derive(Clone, Debug, Serialize)]

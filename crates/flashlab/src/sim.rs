@@ -309,7 +309,15 @@ impl Measure {
             host: self.host,
             wear: Wear::of(dev.ftl.nand().erase_counts()),
             wear_histogram: wear_histogram(dev.ftl.nand().erase_counts()),
-            mapping: MappingSummary { scheme: cfg.ftl.mapping.clone(), hit_ratio: Some(1.0), table_bytes: dev.ftl.table_bytes() },
+            mapping: {
+                let cache = dev.ftl.mapping_report();
+                MappingSummary {
+                    scheme: cfg.ftl.mapping.clone(),
+                    hit_ratio: cache.as_ref().map_or(Some(1.0), |c| c.hit_ratio),
+                    table_bytes: dev.ftl.table_bytes(),
+                    cache,
+                }
+            },
             buffer: BufferSummary { policy: cfg.buffer.policy.clone(), hit_ratio: (accesses > 0).then(|| hits as f64 / accesses as f64) },
             latency_us: timing.then(|| Latencies {
                 read: self.read_lat.summary(),

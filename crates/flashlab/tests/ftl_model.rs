@@ -31,12 +31,18 @@ fn combos() -> Vec<(String, String, String, GcUnit, Striping)> {
     for m in ftl::mapping_names() {
         for g in gc::names() {
             for b in buffer::names() {
-                for (unit, striping) in [
-                    (GcUnit::Block, Striping::Full),
-                    (GcUnit::Block, Striping::None),
-                    (GcUnit::Block, Striping::Dynamic),
-                    (GcUnit::Line, Striping::Full),
-                ] {
+                let layouts: &[(GcUnit, Striping)] = if m == "wadpm" {
+                    // WADPM fixes the plane by address (block units, LPN mod planes).
+                    &[(GcUnit::Block, Striping::Full)]
+                } else {
+                    &[
+                        (GcUnit::Block, Striping::Full),
+                        (GcUnit::Block, Striping::None),
+                        (GcUnit::Block, Striping::Dynamic),
+                        (GcUnit::Line, Striping::Full),
+                    ]
+                };
+                for &(unit, striping) in layouts {
                     v.push((m.to_string(), g.to_string(), b.to_string(), unit, striping));
                 }
             }
@@ -46,12 +52,18 @@ fn combos() -> Vec<(String, String, String, GcUnit, Striping)> {
 }
 
 fn device(mapping: &str, gc: &str, buf: &str, unit: GcUnit, striping: Striping) -> Device {
-    let cfg = FtlConfig { mapping: mapping.into(), gc: gc.into(), gc_unit: unit, striping, ..FtlConfig::default() };
+    let mut cfg = FtlConfig { mapping: mapping.into(), gc: gc.into(), gc_unit: unit, striping, ..FtlConfig::default() };
+    if mapping == "wadpm" {
+        // A small, moving window so lookups miss, evict dirty entries and resize.
+        cfg.mapping_params = "window = 0.05\ndynamic = true\ninterval = 64\nmin_window = 0.02\nmax_window = 0.3"
+            .parse()
+            .unwrap();
+    }
     let layout = Layout::new(geometry(), unit);
     let logical = if unit == GcUnit::Line { 600 } else { LOGICAL };
     // Dynamic striping places by plane availability, so it runs with the timing model on.
     let timing = TimingParams::default();
-    let timing = (striping == Striping::Dynamic).then_some(&timing);
+    let timing = (striping == Striping::Dynamic || mapping == "wadpm").then_some(&timing);
     let spec = FtlSpec { layout, logical_pages: logical, config: &cfg, verify: true, timing };
     let f = ftl::build(&spec).unwrap_or_else(|e| panic!("{mapping}/{gc}/{unit:?}/{striping:?}: {e}"));
     let b = buffer::build(&BufferConfig { policy: buf.into() }).expect("buffer");

@@ -14,6 +14,7 @@ pub mod alloc;
 pub mod gc;
 pub mod mapcache;
 pub mod page;
+pub mod wadpm;
 
 use serde::{Deserialize, Serialize};
 
@@ -130,6 +131,26 @@ pub trait Ftl: Send {
     fn gc_report(&self) -> GcReport {
         GcReport::default()
     }
+    /// Mapping-table caching, for schemes that keep only part of the table in RAM.
+    fn mapping_report(&self) -> Option<MappingReport> {
+        None
+    }
+}
+
+/// What a cached mapping table did.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct MappingReport {
+    pub hits: u64,
+    pub misses: u64,
+    pub hit_ratio: Option<f64>,
+    /// Translation-page reads and writes.
+    pub map_reads: u64,
+    pub map_writes: u64,
+    /// Bytes of the whole table, and of the part held in RAM now.
+    pub full_table_bytes: u64,
+    pub cached_table_bytes: u64,
+    /// Window size (entries) after each adjustment interval (dynamic windows).
+    pub window_history: Vec<u64>,
 }
 
 /// Where host writes go across planes.
@@ -171,6 +192,9 @@ pub struct FtlConfig {
     /// GC stops when a pool has this many free segments (default: low + 1).
     #[serde(default)]
     pub gc_free_high: Option<u32>,
+    /// Mapping-scheme parameters (e.g. WADPM's cache: `[ftl.mapping_params]`).
+    #[serde(default)]
+    pub mapping_params: toml::Table,
 }
 
 fn d_mapping() -> String {
@@ -196,6 +220,7 @@ impl Default for FtlConfig {
             striping: d_striping(),
             gc_free_low: None,
             gc_free_high: None,
+            mapping_params: toml::Table::new(),
         }
     }
 }
@@ -217,11 +242,14 @@ pub struct MappingEntry {
     pub build: fn(&FtlSpec) -> Result<Box<dyn Ftl>, Error>,
 }
 
-pub const MAPPINGS: &[MappingEntry] = &[MappingEntry {
-    name: "page",
-    about: "page-level mapping, whole table in RAM; GC by a victim policy",
-    build: page::build,
-}];
+pub const MAPPINGS: &[MappingEntry] = &[
+    MappingEntry { name: "page", about: "page-level mapping, whole table in RAM; GC by a victim policy", build: page::build },
+    MappingEntry {
+        name: "wadpm",
+        about: "plane-level page mapping, table in flash, LRU cache of entries (Workload-Aware Dynamic Page Mapping)",
+        build: wadpm::build,
+    },
+];
 
 pub fn mapping_names() -> Vec<&'static str> {
     MAPPINGS.iter().map(|m| m.name).collect()

@@ -12,7 +12,9 @@
 
 use super::alloc::Segments;
 use super::gc::{self, GcPolicy};
-use super::{Flow, Ftl, FtlCounters, FtlSpec, GcReport, ReadOutcome, Striping};
+use super::mapcache::{MapCache, MapIo};
+use super::wadpm::{PlaneMap, ENTRY_BYTES};
+use super::{Flow, Ftl, FtlCounters, FtlSpec, GcReport, MappingReport, ReadOutcome, Striping};
 use crate::error::Error;
 use crate::nand::{GcUnit, Nand};
 
@@ -43,6 +45,17 @@ pub struct PageFtl {
     in_cold: Vec<u64>,
     moved_into_cold: u64,
     returned: u64,
+    /// WADPM: plane-static placement and a demand-loaded mapping table.
+    cached: Option<Cached>,
+}
+
+/// The mapping table of a cached scheme: translation and the RAM cache.
+struct Cached {
+    map: PlaneMap,
+    cache: MapCache,
+    per_tpage: u64,
+    /// Translation pages GC must rewrite for moved pages whose entries are not cached.
+    gc_tpages: Vec<u32>,
 }
 
 pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
@@ -89,7 +102,63 @@ impl PageFtl {
             in_cold: if tracks_cold { vec![0; (spec.logical_pages as usize).div_ceil(64)] } else { Vec::new() },
             moved_into_cold: 0,
             returned: 0,
+            cached: None,
         })
+    }
+
+    /// A page FTL whose table is cached (WADPM): data placed in plane LPN mod planes.
+    pub fn with_plane_map(spec: &FtlSpec, map: PlaneMap, cache: MapCache) -> Result<Self, Error> {
+        if spec.config.striping != Striping::Full {
+            return Err(Error::config(
+                "ftl.striping",
+                "wadpm places every page in plane LPN mod planes; leave striping at \"full\"",
+            ));
+        }
+        assert_eq!(map.planes, spec.layout.pools as u64, "one pool per plane");
+        let mut ftl = PageFtl::new(spec)?;
+        let per_tpage = (spec.layout.geo.page_size as u64 / ENTRY_BYTES).max(1);
+        ftl.cached = Some(Cached { map, cache, per_tpage, gc_tpages: Vec::new() });
+        Ok(ftl)
+    }
+
+    /// Look `lpn` up in the mapping cache, paying its translation-page I/O on the flash;
+    /// returns when the lookup completes (data operations start then).
+    #[inline]
+    fn lookup(&mut self, lpn: u64, write: bool, t_ns: u64) -> u64 {
+        let Some(c) = &mut self.cached else { return t_ns };
+        let io = c.cache.access(c.map.entry(lpn), write);
+        let (map, per) = (c.map, c.per_tpage);
+        self.pay_map_io(&io, map, per, t_ns)
+    }
+
+    fn pay_map_io(&mut self, io: &MapIo, map: PlaneMap, per_tpage: u64, t_ns: u64) -> u64 {
+        let Some(tl) = self.nand.timeline_mut() else { return t_ns };
+        let mut done = t_ns;
+        if let Some(tp) = io.read {
+            done = tl.read(map.plane_of_tpage(tp, per_tpage), t_ns);
+        }
+        for &tp in &io.writes {
+            tl.program(map.plane_of_tpage(tp, per_tpage), t_ns);
+        }
+        done
+    }
+
+    /// After a GC victim: rewrite the translation pages of moved, uncached entries (one read
+    /// and one program each).
+    fn flush_gc_remaps(&mut self, t_ns: u64) {
+        let Some(c) = &mut self.cached else { return };
+        let mut pages = std::mem::take(&mut c.gc_tpages);
+        pages.sort_unstable();
+        pages.dedup();
+        c.cache.count_io(pages.len() as u64, pages.len() as u64);
+        let (map, per) = (c.map, c.per_tpage);
+        if let Some(tl) = self.nand.timeline_mut() {
+            for tp in pages {
+                let plane = map.plane_of_tpage(tp, per);
+                let t = tl.read(plane, t_ns);
+                tl.program(plane, t);
+            }
+        }
     }
 
     /// Pool a host write of `lpn` on `stream` goes to.
@@ -98,6 +167,9 @@ impl PageFtl {
         let pools = self.segs.layout.pools;
         if pools == 1 {
             return 0;
+        }
+        if let Some(c) = &self.cached {
+            return c.map.split(lpn).0 as u32;
         }
         match self.striping {
             Striping::Full => {
@@ -260,6 +332,7 @@ impl PageFtl {
             word_start += 64;
         }
         assert_eq!(self.segs.valid[victim as usize], 0, "victim {victim} still has valid pages after collection");
+        self.flush_gc_remaps(done);
         self.nand.erase_segment(victim, done);
         self.segs.release(victim);
         self.policy.on_erase(victim);
@@ -280,6 +353,11 @@ impl PageFtl {
         self.segs.valid[victim as usize] -= 1;
         self.place(lpn as u64, dst);
         self.counters.gc_copies += 1;
+        if let Some(c) = &mut self.cached {
+            if let Some(tp) = c.cache.remap(c.map.entry(lpn as u64)) {
+                c.gc_tpages.push(tp);
+            }
+        }
         let from = self.segs.stream[victim as usize] as usize;
         self.flows[from * self.cold_stream.len() + stream] += 1;
         if self.cold_stream[stream] && !self.cold_stream[from] {
@@ -334,6 +412,7 @@ impl Ftl for PageFtl {
     fn read(&mut self, lpn: u64, t_ns: u64) -> Result<ReadOutcome, Error> {
         self.check_lpn(lpn);
         self.counters.host_reads += 1;
+        let t_ns = self.lookup(lpn, false, t_ns);
         let ppn = self.l2p[lpn as usize];
         if ppn == UNMAPPED {
             self.counters.unmapped_reads += 1;
@@ -346,6 +425,7 @@ impl Ftl for PageFtl {
     #[inline]
     fn write(&mut self, lpn: u64, tag: u32, t_ns: u64) -> Result<u64, Error> {
         self.check_lpn(lpn);
+        let t_ns = self.lookup(lpn, true, t_ns);
         let stream = self.policy.host_stream(lpn);
         let pool = self.pool_for(lpn, stream);
         let ppn = self.take_page(stream, pool, t_ns)?;
@@ -364,6 +444,7 @@ impl Ftl for PageFtl {
 
     fn trim(&mut self, lpn: u64, t_ns: u64) -> Result<u64, Error> {
         self.check_lpn(lpn);
+        let t_ns = self.lookup(lpn, true, t_ns);
         self.counters.trims += 1;
         let old = std::mem::replace(&mut self.l2p[lpn as usize], UNMAPPED);
         if old != UNMAPPED {
@@ -392,7 +473,25 @@ impl Ftl for PageFtl {
     }
 
     fn table_bytes(&self) -> u64 {
-        self.l2p.len() as u64 * 4
+        match &self.cached {
+            Some(c) => c.cache.capacity() * ENTRY_BYTES,
+            None => self.l2p.len() as u64 * 4,
+        }
+    }
+
+    fn mapping_report(&self) -> Option<MappingReport> {
+        let c = self.cached.as_ref()?;
+        let k = c.cache.counters;
+        Some(MappingReport {
+            hits: k.hits,
+            misses: k.misses,
+            hit_ratio: c.cache.hit_ratio(),
+            map_reads: k.map_reads,
+            map_writes: k.map_writes,
+            full_table_bytes: self.l2p.len() as u64 * ENTRY_BYTES,
+            cached_table_bytes: c.cache.len() * ENTRY_BYTES,
+            window_history: c.cache.size_history.clone(),
+        })
     }
 
     fn gc_report(&self) -> GcReport {
@@ -458,6 +557,15 @@ impl Ftl for PageFtl {
                 let cold = ppn != UNMAPPED && self.cold_stream[self.segs.stream[l.segment_of(ppn) as usize] as usize];
                 if bit != cold {
                     return Err(format!("lpn {lpn}: cold-tracking bit {bit} but stored in a cold segment: {cold}"));
+                }
+            }
+        }
+        if let Some(c) = &self.cached {
+            c.cache.validate()?;
+            // Data never leaves its plane.
+            for (lpn, &ppn) in self.l2p.iter().enumerate() {
+                if ppn != UNMAPPED && self.nand.layout().decode(ppn).plane as u64 != c.map.split(lpn as u64).0 {
+                    return Err(format!("wadpm: lpn {lpn} stored outside plane {}", c.map.split(lpn as u64).0));
                 }
             }
         }
