@@ -87,6 +87,8 @@ pub struct Results {
     pub ftl: FtlCounters,
     /// GC by write stream: copy flows, pages moved into a cold region and returned.
     pub gc: GcReport,
+    /// Write classes and merges (block-level and hybrid mapping schemes only).
+    pub hybrid: Option<crate::ftl::HybridReport>,
     /// Flash programs / host page writes reaching the FTL (null when there were none).
     pub waf: Option<f64>,
     /// Per-block erase counts at the end (whole life, preconditioning included).

@@ -337,6 +337,7 @@ impl Measure {
             },
             series,
             gc: dev.ftl.gc_report().minus(&self.base_gc),
+            hybrid: dev.ftl.hybrid_report(),
             config: cfg.clone(),
         }
     }

@@ -135,6 +135,30 @@ pub trait Ftl: Send {
     fn mapping_report(&self) -> Option<MappingReport> {
         None
     }
+    /// Write classes and merges, for block-level and hybrid (log-block) schemes.
+    fn hybrid_report(&self) -> Option<HybridReport> {
+        None
+    }
+}
+
+/// What a block-mapped or hybrid (log-block) FTL did (WADPM paper §3, Fig. 4).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct HybridReport {
+    /// First write of a page at its offset in its data block.
+    pub write_data: u64,
+    /// Overwrite of valid data: goes to a log block.
+    pub update_pure: u64,
+    /// The offset in the data block is free, but a later offset was already programmed, so the
+    /// in-order rule forces the write into a log block.
+    pub update_wasted: u64,
+    /// Merges: switch (a complete in-order log block becomes the data block), partial (the
+    /// log block is completed from the data block, then switched), full (a new data block is
+    /// assembled from the data block and the log blocks).
+    pub switch_merges: u64,
+    pub partial_merges: u64,
+    pub full_merges: u64,
+    /// Log blocks the scheme may hold (per device).
+    pub log_blocks: u64,
 }
 
 /// What a cached mapping table did.
