@@ -53,7 +53,7 @@ fn combos() -> Vec<(String, String, String, GcUnit, Striping)> {
 
 fn device(mapping: &str, gc: &str, buf: &str, unit: GcUnit, striping: Striping) -> Device {
     let mut cfg = FtlConfig { mapping: mapping.into(), gc: gc.into(), gc_unit: unit, striping, ..FtlConfig::default() };
-    if mapping == "wadpm" {
+    if mapping == "wadpm" || mapping == "dftl" {
         // A small, moving window so lookups miss, evict dirty entries and resize.
         cfg.mapping_params = "window = 0.05\ndynamic = true\ninterval = 64\nmin_window = 0.02\nmax_window = 0.3"
             .parse()
@@ -63,7 +63,7 @@ fn device(mapping: &str, gc: &str, buf: &str, unit: GcUnit, striping: Striping) 
     let logical = if unit == GcUnit::Line { 600 } else { LOGICAL };
     // Dynamic striping places by plane availability, so it runs with the timing model on.
     let timing = TimingParams::default();
-    let timing = (striping == Striping::Dynamic || mapping == "wadpm").then_some(&timing);
+    let timing = (striping == Striping::Dynamic || mapping == "wadpm" || mapping == "dftl").then_some(&timing);
     let spec = FtlSpec { layout, logical_pages: logical, config: &cfg, verify: true, timing };
     let f = ftl::build(&spec).unwrap_or_else(|e| panic!("{mapping}/{gc}/{unit:?}/{striping:?}: {e}"));
     let b = buffer::build(&BufferConfig { policy: buf.into() }).expect("buffer");

@@ -11,6 +11,7 @@
 //! - the NAND rules (program once, in order) hold — the NAND model asserts them itself.
 
 pub mod alloc;
+pub mod dftl;
 pub mod gc;
 pub mod mapcache;
 pub mod page;
@@ -268,6 +269,11 @@ pub struct MappingEntry {
 
 pub const MAPPINGS: &[MappingEntry] = &[
     MappingEntry { name: "page", about: "page-level mapping, whole table in RAM; GC by a victim policy", build: page::build },
+    MappingEntry {
+        name: "dftl",
+        about: "demand-based page mapping: cached mapping table, translation pages in flash (Gupta et al. 2009)",
+        build: dftl::build,
+    },
     MappingEntry {
         name: "wadpm",
         about: "plane-level page mapping, table in flash, LRU cache of entries (Workload-Aware Dynamic Page Mapping)",

@@ -35,6 +35,9 @@ pub struct PageFtl {
     cursor: Vec<u32>,
     low: u32,
     high: u32,
+    /// Valid pages per pool, and the most a pool may hold and still keep its GC reserve.
+    pool_valid: Vec<u64>,
+    pool_valid_limit: u64,
     in_gc: bool,
     counters: FtlCounters,
     /// Pages moved by GC from stream `i` to stream `j`, at `i * streams + j`.
@@ -51,11 +54,25 @@ pub struct PageFtl {
 
 /// The mapping table of a cached scheme: translation and the RAM cache.
 struct Cached {
-    map: PlaneMap,
+    /// WADPM: plane-level translation and placement. `None` (DFTL): entry = LPN, data placed
+    /// by the striping policy, translation page `t` kept on plane `t mod planes`.
+    map: Option<PlaneMap>,
+    planes: u32,
     cache: MapCache,
     per_tpage: u64,
     /// Translation pages GC must rewrite for moved pages whose entries are not cached.
     gc_tpages: Vec<u32>,
+}
+
+impl Cached {
+    #[inline]
+    fn entry(&self, lpn: u64) -> u32 {
+        self.map.map_or(lpn as u32, |m| m.entry(lpn))
+    }
+    #[inline]
+    fn plane_of_tpage(&self, tp: u32) -> u32 {
+        self.map.map_or(tp % self.planes, |m| m.plane_of_tpage(tp, self.per_tpage))
+    }
 }
 
 pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
@@ -95,6 +112,9 @@ impl PageFtl {
             cursor: vec![0; streams],
             low,
             high,
+            pool_valid: vec![0; layout.pools as usize],
+            pool_valid_limit: (layout.segments_per_pool().saturating_sub(high + streams as u32 + 1) as u64)
+                * layout.pages_per_segment as u64,
             in_gc: false,
             counters: FtlCounters::default(),
             flows: vec![0; streams * streams],
@@ -106,18 +126,21 @@ impl PageFtl {
         })
     }
 
-    /// A page FTL whose table is cached (WADPM): data placed in plane LPN mod planes.
-    pub fn with_plane_map(spec: &FtlSpec, map: PlaneMap, cache: MapCache) -> Result<Self, Error> {
-        if spec.config.striping != Striping::Full {
-            return Err(Error::config(
-                "ftl.striping",
-                "wadpm places every page in plane LPN mod planes; leave striping at \"full\"",
-            ));
+    /// A page FTL whose table is cached: WADPM (`map` given: data placed in plane LPN mod
+    /// planes) or DFTL (`map` = None: placement by the striping policy).
+    pub fn with_cached_table(spec: &FtlSpec, map: Option<PlaneMap>, cache: MapCache) -> Result<Self, Error> {
+        if let Some(m) = map {
+            if spec.config.striping != Striping::Full {
+                return Err(Error::config(
+                    "ftl.striping",
+                    "wadpm places every page in plane LPN mod planes; leave striping at \"full\"",
+                ));
+            }
+            assert_eq!(m.planes, spec.layout.pools as u64, "one pool per plane");
         }
-        assert_eq!(map.planes, spec.layout.pools as u64, "one pool per plane");
         let mut ftl = PageFtl::new(spec)?;
         let per_tpage = (spec.layout.geo.page_size as u64 / ENTRY_BYTES).max(1);
-        ftl.cached = Some(Cached { map, cache, per_tpage, gc_tpages: Vec::new() });
+        ftl.cached = Some(Cached { map, planes: spec.layout.planes, cache, per_tpage, gc_tpages: Vec::new() });
         Ok(ftl)
     }
 
@@ -126,19 +149,19 @@ impl PageFtl {
     #[inline]
     fn lookup(&mut self, lpn: u64, write: bool, t_ns: u64) -> u64 {
         let Some(c) = &mut self.cached else { return t_ns };
-        let io = c.cache.access(c.map.entry(lpn), write);
-        let (map, per) = (c.map, c.per_tpage);
-        self.pay_map_io(&io, map, per, t_ns)
+        let e = c.entry(lpn);
+        let io = c.cache.access(e, write);
+        self.pay_map_io(&io, t_ns)
     }
 
-    fn pay_map_io(&mut self, io: &MapIo, map: PlaneMap, per_tpage: u64, t_ns: u64) -> u64 {
-        let Some(tl) = self.nand.timeline_mut() else { return t_ns };
+    fn pay_map_io(&mut self, io: &MapIo, t_ns: u64) -> u64 {
+        let (Some(c), Some(tl)) = (&self.cached, self.nand.timeline_mut()) else { return t_ns };
         let mut done = t_ns;
         if let Some(tp) = io.read {
-            done = tl.read(map.plane_of_tpage(tp, per_tpage), t_ns);
+            done = tl.read(c.plane_of_tpage(tp), t_ns);
         }
         for &tp in &io.writes {
-            tl.program(map.plane_of_tpage(tp, per_tpage), t_ns);
+            tl.program(c.plane_of_tpage(tp), t_ns);
         }
         done
     }
@@ -151,10 +174,9 @@ impl PageFtl {
         pages.sort_unstable();
         pages.dedup();
         c.cache.count_io(pages.len() as u64, pages.len() as u64);
-        let (map, per) = (c.map, c.per_tpage);
+        let planes: Vec<u32> = pages.iter().map(|&tp| c.plane_of_tpage(tp)).collect();
         if let Some(tl) = self.nand.timeline_mut() {
-            for tp in pages {
-                let plane = map.plane_of_tpage(tp, per);
+            for plane in planes {
                 let t = tl.read(plane, t_ns);
                 tl.program(plane, t);
             }
@@ -168,8 +190,8 @@ impl PageFtl {
         if pools == 1 {
             return 0;
         }
-        if let Some(c) = &self.cached {
-            return c.map.split(lpn).0 as u32;
+        if let Some(m) = self.cached.as_ref().and_then(|c| c.map) {
+            return m.split(lpn).0 as u32;
         }
         match self.striping {
             Striping::Full => {
@@ -180,19 +202,23 @@ impl PageFtl {
             }
             Striping::None => (lpn / self.pages_per_pool) as u32,
             Striping::Dynamic => {
+                // The plane free first, among planes with room for more valid data (so a fast
+                // plane cannot fill up with data while others have space).
                 let start = self.cursor[stream];
                 let mut best = (u64::MAX, start);
+                let mut best_full = (u64::MAX, start);
                 for i in 0..pools {
                     let p = if start + i >= pools { start + i - pools } else { start + i };
                     let Some(free_at) = self.nand.plane_free_at(p) else {
                         best = (0, start);
                         break;
                     };
-                    if free_at < best.0 {
-                        best = (free_at, p);
+                    let slot = if self.pool_valid[p as usize] < self.pool_valid_limit { &mut best } else { &mut best_full };
+                    if free_at < slot.0 {
+                        *slot = (free_at, p);
                     }
                 }
-                let p = best.1;
+                let p = if best.0 == u64::MAX { best_full.1 } else { best.1 };
                 self.cursor[stream] = if p + 1 == pools { 0 } else { p + 1 };
                 p
             }
@@ -222,6 +248,7 @@ impl PageFtl {
         self.valid_bits[ppn as usize / 64] |= 1 << (ppn % 64);
         let seg = self.segs.layout.segment_of(ppn);
         self.segs.valid[seg as usize] += 1;
+        self.pool_valid[self.segs.layout.pool_of(seg) as usize] += 1;
         if self.segs.is_last_page(ppn) {
             let seg = self.segs.seal(ppn, self.counters.host_writes);
             let view = self.segs.view(self.counters.host_writes);
@@ -233,6 +260,7 @@ impl PageFtl {
     fn invalidate(&mut self, ppn: u32) {
         self.valid_bits[ppn as usize / 64] &= !(1 << (ppn % 64));
         let seg = self.segs.layout.segment_of(ppn);
+        self.pool_valid[self.segs.layout.pool_of(seg) as usize] -= 1;
         let v = &mut self.segs.valid[seg as usize];
         debug_assert!(*v > 0, "invalidating a page of segment {seg} with no valid pages");
         *v -= 1;
@@ -351,10 +379,12 @@ impl PageFtl {
         let done = self.nand.move_page(ppn, dst, t_ns);
         self.valid_bits[ppn as usize / 64] &= !(1 << (ppn % 64));
         self.segs.valid[victim as usize] -= 1;
+        self.pool_valid[pool as usize] -= 1;
         self.place(lpn as u64, dst);
         self.counters.gc_copies += 1;
         if let Some(c) = &mut self.cached {
-            if let Some(tp) = c.cache.remap(c.map.entry(lpn as u64)) {
+            let e = c.entry(lpn as u64);
+            if let Some(tp) = c.cache.remap(e) {
                 c.gc_tpages.push(tp);
             }
         }
@@ -537,6 +567,13 @@ impl Ftl for PageFtl {
         if let Some(ppn) = (0..l.total_pages()).find(|&p| self.is_valid(p) != mapped_here(p)) {
             return Err(format!("ppn {ppn}: valid bit {} but mapped {}", self.is_valid(ppn), mapped_here(ppn)));
         }
+        let mut per_pool = vec![0u64; l.pools as usize];
+        for (s, &v) in valid.iter().enumerate() {
+            per_pool[l.pool_of(s as u32) as usize] += v as u64;
+        }
+        if per_pool != self.pool_valid {
+            return Err(format!("valid pages per pool {:?} but counted {per_pool:?}", self.pool_valid));
+        }
         if let Some(seg) = (0..valid.len()).find(|&s| valid[s] != self.segs.valid[s]) {
             return Err(format!("segment {seg}: valid count {} but {} mapped pages", self.segs.valid[seg], valid[seg]));
         }
@@ -562,10 +599,12 @@ impl Ftl for PageFtl {
         }
         if let Some(c) = &self.cached {
             c.cache.validate()?;
-            // Data never leaves its plane.
-            for (lpn, &ppn) in self.l2p.iter().enumerate() {
-                if ppn != UNMAPPED && self.nand.layout().decode(ppn).plane as u64 != c.map.split(lpn as u64).0 {
-                    return Err(format!("wadpm: lpn {lpn} stored outside plane {}", c.map.split(lpn as u64).0));
+            // WADPM: data never leaves its plane.
+            if let Some(m) = c.map {
+                for (lpn, &ppn) in self.l2p.iter().enumerate() {
+                    if ppn != UNMAPPED && self.nand.layout().decode(ppn).plane as u64 != m.split(lpn as u64).0 {
+                        return Err(format!("wadpm: lpn {lpn} stored outside plane {}", m.split(lpn as u64).0));
+                    }
                 }
             }
         }

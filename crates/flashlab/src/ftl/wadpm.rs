@@ -60,7 +60,7 @@ pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
     let lpis_padded = map.lpis_per_plane.div_ceil(per_tpage) * per_tpage;
     let map = PlaneMap { planes, lpis_per_plane: lpis_padded };
     let cache = MapCache::new(params, planes * lpis_padded, per_tpage as u32);
-    Ok(Box::new(PageFtl::with_plane_map(spec, map, cache)?))
+    Ok(Box::new(PageFtl::with_cached_table(spec, Some(map), cache)?))
 }
 
 #[cfg(test)]
