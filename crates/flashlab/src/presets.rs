@@ -16,6 +16,7 @@ pub const PRESETS: &[Preset] = &[
     preset!("trace"),
     preset!("femu-8gb"),
     preset!("femu-10gb"),
+    preset!("wadpm-4gb"),
     preset!("bench-accounting"),
     preset!("bench-timing"),
 ];
