@@ -34,6 +34,9 @@ fn combos() -> Vec<(String, String, String, GcUnit, Striping)> {
                 let layouts: &[(GcUnit, Striping)] = if m == "wadpm" {
                     // WADPM fixes the plane by address (block units, LPN mod planes).
                     &[(GcUnit::Block, Striping::Full)]
+                } else if m == "block" || m == "bast" || m == "fast" {
+                    // Hybrid schemes: block units, plane fixed by address.
+                    &[(GcUnit::Block, Striping::Full), (GcUnit::Block, Striping::None)]
                 } else {
                     &[
                         (GcUnit::Block, Striping::Full),

@@ -11,8 +11,12 @@
 //! - the NAND rules (program once, in order) hold — the NAND model asserts them itself.
 
 pub mod alloc;
+pub mod bast;
+pub mod block;
 pub mod dftl;
+pub mod fast;
 pub mod gc;
+pub mod hybrid;
 pub mod mapcache;
 pub mod page;
 pub mod wadpm;
@@ -269,6 +273,9 @@ pub struct MappingEntry {
 
 pub const MAPPINGS: &[MappingEntry] = &[
     MappingEntry { name: "page", about: "page-level mapping, whole table in RAM; GC by a victim policy", build: page::build },
+    MappingEntry { name: "block", about: "block-level mapping per plane; updates copy-merge the block", build: block::build },
+    MappingEntry { name: "bast", about: "hybrid: one log block per data block, LRU log replacement (BAST)", build: bast::build },
+    MappingEntry { name: "fast", about: "hybrid: one sequential + fully associative random log blocks (FAST)", build: fast::build },
     MappingEntry {
         name: "dftl",
         about: "demand-based page mapping: cached mapping table, translation pages in flash (Gupta et al. 2009)",

@@ -91,6 +91,15 @@ impl Nand {
         }
     }
 
+    /// Move `block`'s program point forward to `page` without programming: the pages between
+    /// stay erased and unusable until the block is erased (NAND allows skipping forward, never
+    /// going back). Free: no operation reaches the chip.
+    pub fn skip_to(&mut self, block: u32, page: u32) {
+        let next = &mut self.next_page[block as usize];
+        assert!(page >= *next && page <= self.layout.geo.pages_per_block, "NAND rule broken: skip of block {block} back to page {page} from {next}");
+        *next = page;
+    }
+
     /// Read `ppn` over the bus, issued at `t_ns`; returns completion.
     #[inline]
     pub fn read(&mut self, ppn: u32, t_ns: u64) -> u64 {

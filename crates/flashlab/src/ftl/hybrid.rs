@@ -1,0 +1,606 @@
+//! Shared mechanism of the block-mapped and log-block (hybrid) FTLs: `block`, `bast`, `fast`
+//! (WADPM paper §3, Fig. 4).
+//!
+//! **Per plane.** Each plane is an independent FTL over its slice of the logical pages:
+//! `striping = "full"` → plane = LPN mod planes, local LPN = LPN div planes; `"none"` →
+//! contiguous ranges (plane = LPN / ceil(logical / planes)); `"dynamic"` is refused. Inside a
+//! plane, LBN = local LPN / pages_per_block and offset = local LPN % pages_per_block. A plane
+//! has a free list of blocks, a block map LBN → data block, and the log blocks of its scheme.
+//! Only `ftl.gc_unit = "block"` is accepted; the GC victim policy (`ftl.gc`, `gc_params`) and
+//! the GC watermarks are ignored: merges replace GC.
+//!
+//! **Data blocks** hold offset `o` at page `o`. Pages of a block are programmed in increasing
+//! order, so when a write (or a merge) must place offset `o` above the block's program point,
+//! the pages in between are *skipped* (`Nand::skip_to`: free, they stay erased and unusable
+//! until the block is erased); a later write at such an offset is an `update_wasted`. Skipped
+//! pages are counted in [`HybridFtl::padding_pages`].
+//!
+//! **Merges** (every merge counts one `gc_victims`; every page it moves, one `gc_copies`):
+//! - switch: a log block holding offsets 0..n-1 in order, all current, becomes the data block;
+//!   the old data block is erased (no copies);
+//! - partial: a log block holding offsets 0..k-1 in order, all current, while every other
+//!   current page of the LBN is in the data block: those pages are copied (copy-back) into the
+//!   log block at their offsets, which then becomes the data block;
+//! - full: a new block receives the current version of every offset (from the data block and
+//!   any log block); the data block and the LBN's own log block are erased.
+//!
+//! **RAM accounting** (`table_bytes`): block-map entries × 4 B + per log block a page map of
+//! pages_per_block × 4 B. The simulator additionally keeps a per-logical-page location (a
+//! shortcut equivalent to scanning the block map and log-block page maps); it is not counted.
+
+use std::collections::VecDeque;
+
+use super::{FtlCounters, FtlSpec, HybridReport, ReadOutcome, Striping};
+use crate::error::Error;
+use crate::nand::{GcUnit, Nand};
+
+pub(super) const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Scheme {
+    Block,
+    Bast,
+    Fast,
+}
+
+impl Scheme {
+    fn name(self) -> &'static str {
+        match self {
+            Scheme::Block => "block",
+            Scheme::Bast => "bast",
+            Scheme::Fast => "fast",
+        }
+    }
+}
+
+/// What a block currently is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Role {
+    Free,
+    /// Data block of this LBN (of its plane).
+    Data(u32),
+    Log,
+}
+
+/// Where a host write may go, before the scheme decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Class {
+    /// The offset is above the data block's program point (or there is no data block).
+    InPlace,
+    /// Overwrite of data already written at this offset.
+    Pure,
+    /// The offset was skipped (padding) in the data block: in-order rule forces a log write.
+    Wasted,
+}
+
+/// One plane: an independent FTL over its slice of logical pages.
+pub(super) struct Plane {
+    pub free: VecDeque<u32>,
+    /// LBN → data block (global block id) or `NONE`.
+    pub data: Vec<u32>,
+    /// Logical pages in this plane's slice.
+    pub local_pages: u64,
+    /// BAST: LBN → its log block or `NONE`.
+    pub bast_log: Vec<u32>,
+    /// BAST: LBNs holding a log block, least recently written first.
+    pub lru: VecDeque<u32>,
+    /// FAST: the sequential log block and its LBN.
+    pub sw: Option<(u32, u32)>,
+    /// FAST: random log blocks, oldest first (the back one is being filled).
+    pub rw: VecDeque<u32>,
+}
+
+pub struct HybridFtl {
+    pub(super) scheme: Scheme,
+    pub(super) nand: Nand,
+    pub(super) ppb: u32,
+    pub(super) bpp: u32,
+    pub(super) planes: u32,
+    pub(super) striping: Striping,
+    /// Logical pages per plane under `Striping::None`.
+    pub(super) per_plane_none: u64,
+    pub(super) logical: u64,
+    /// Current physical page of every logical page (`NONE`: unwritten or trimmed).
+    pub(super) loc: Vec<u32>,
+    pub(super) role: Vec<Role>,
+    pub(super) p: Vec<Plane>,
+    /// Log blocks per plane (0 for `block`).
+    pub(super) log_limit: u32,
+    pub(super) counters: FtlCounters,
+    pub(super) report: HybridReport,
+    pub(super) padding: u64,
+}
+
+/// `[ftl.mapping_params]` of the log-block schemes.
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct LogParams {
+    /// Log blocks per plane.
+    pub log_blocks: Option<u32>,
+}
+
+pub(super) fn parse_log_params(table: &toml::Table) -> Result<LogParams, Error> {
+    serde_path_to_error::deserialize(toml::Value::Table(table.clone()))
+        .map_err(|e| Error::config(format!("ftl.mapping_params.{}", e.path()), e.into_inner().message().to_string()))
+}
+
+impl HybridFtl {
+    /// Build the shared state; `log_blocks` per plane (`None` for `block`), `explicit` if the user set it.
+    pub(super) fn new(spec: &FtlSpec, scheme: Scheme, log_blocks: Option<u32>, explicit: bool) -> Result<Self, Error> {
+        let layout = spec.layout;
+        let cfg = spec.config;
+        if layout.unit != GcUnit::Block {
+            return Err(Error::config("ftl.gc_unit", format!("{} maps whole blocks per plane: use gc_unit = \"block\"", scheme.name())));
+        }
+        if cfg.striping == Striping::Dynamic {
+            return Err(Error::config(
+                "ftl.striping",
+                format!("{} fixes each logical page's plane by address: use \"full\" or \"none\"", scheme.name()),
+            ));
+        }
+        let geo = layout.geo;
+        let (ppb, bpp, planes) = (geo.pages_per_block, geo.blocks_per_plane, layout.planes);
+        let logical = spec.logical_pages;
+        let per_plane_none = logical.div_ceil(planes as u64).max(1);
+        let log_limit = log_blocks.unwrap_or(0);
+        let mut p = Vec::with_capacity(planes as usize);
+        for plane in 0..planes {
+            let local_pages = match cfg.striping {
+                Striping::None => per_plane_none.min(logical.saturating_sub(plane as u64 * per_plane_none)),
+                _ => (logical + planes as u64 - 1 - plane as u64) / planes as u64,
+            };
+            let lbns = local_pages.div_ceil(ppb as u64);
+            let needed = lbns + log_limit as u64 + 1;
+            if needed > bpp as u64 {
+                let key = if explicit && lbns + 2 <= bpp as u64 { "ftl.mapping_params.log_blocks" } else { "device.over_provisioning" };
+                return Err(Error::config(
+                    key,
+                    format!(
+                        "{}: plane {plane} has {bpp} blocks but needs {lbns} data blocks + {log_limit} log blocks + 1 free block for merges; raise over-provisioning or lower log_blocks",
+                        scheme.name()
+                    ),
+                ));
+            }
+            let first = plane * bpp;
+            p.push(Plane {
+                free: (first..first + bpp).collect(),
+                data: vec![NONE; lbns as usize],
+                local_pages,
+                bast_log: if scheme == Scheme::Bast { vec![NONE; lbns as usize] } else { Vec::new() },
+                lru: VecDeque::new(),
+                sw: None,
+                rw: VecDeque::new(),
+            });
+        }
+        Ok(HybridFtl {
+            scheme,
+            nand: Nand::new(layout, spec.verify, spec.timing),
+            ppb,
+            bpp,
+            planes,
+            striping: cfg.striping,
+            per_plane_none,
+            logical,
+            loc: vec![NONE; logical as usize],
+            role: vec![Role::Free; geo.total_blocks() as usize],
+            p,
+            log_limit,
+            counters: FtlCounters::default(),
+            report: HybridReport { log_blocks: log_limit as u64 * planes as u64, ..HybridReport::default() },
+            padding: 0,
+        })
+    }
+
+    /// Pages programmed with no data to keep offsets aligned (see the module docs).
+    pub fn padding_pages(&self) -> u64 {
+        self.padding
+    }
+
+    // ---- addressing ----
+
+    /// (plane, local LPN) of `lpn`.
+    #[inline]
+    pub(super) fn split(&self, lpn: u64) -> (usize, u64) {
+        match self.striping {
+            Striping::None => ((lpn / self.per_plane_none) as usize, lpn % self.per_plane_none),
+            _ => ((lpn % self.planes as u64) as usize, lpn / self.planes as u64),
+        }
+    }
+
+    #[inline]
+    fn join(&self, plane: usize, local: u64) -> u64 {
+        match self.striping {
+            Striping::None => plane as u64 * self.per_plane_none + local,
+            _ => local * self.planes as u64 + plane as u64,
+        }
+    }
+
+    /// Global LPN at (plane, lbn, offset), if inside the plane's slice.
+    #[inline]
+    pub(super) fn lpn_at(&self, plane: usize, lbn: u32, off: u32) -> Option<u64> {
+        let local = lbn as u64 * self.ppb as u64 + off as u64;
+        (local < self.p[plane].local_pages).then(|| self.join(plane, local))
+    }
+
+    #[inline]
+    pub(super) fn next(&self, block: u32) -> u32 {
+        self.nand.next_page(block)
+    }
+
+    #[inline]
+    pub(super) fn is_valid(&self, ppn: u32) -> bool {
+        self.nand.oob_lpn(ppn).is_some_and(|l| self.loc[l as usize] == ppn)
+    }
+
+    // ---- block management ----
+
+    pub(super) fn alloc(&mut self, plane: usize, role: Role) -> Result<u32, Error> {
+        let Some(b) = self.p[plane].free.pop_front() else {
+            return Err(Error::DeviceFull(format!("{}: plane {plane} has no free block", self.scheme.name())));
+        };
+        debug_assert_eq!(self.role[b as usize], Role::Free);
+        self.role[b as usize] = role;
+        Ok(b)
+    }
+
+    pub(super) fn release(&mut self, plane: usize, block: u32, t: u64) -> u64 {
+        let done = self.nand.erase_segment(block, t);
+        self.role[block as usize] = Role::Free;
+        self.p[plane].free.push_back(block);
+        done
+    }
+
+    /// Skip `block`'s pages up to (not including) `page`: they stay erased (free of cost).
+    pub(super) fn pad_to(&mut self, block: u32, page: u32, t: u64) -> u64 {
+        let next = self.next(block);
+        if page > next {
+            self.nand.skip_to(block, page);
+            self.padding += (page - next) as u64;
+        }
+        t
+    }
+
+    /// Program host data for `lpn` at the next page of `block`.
+    pub(super) fn program_host(&mut self, block: u32, lpn: u64, tag: u32, t: u64) -> u64 {
+        let ppn = block * self.ppb + self.next(block);
+        let done = self.nand.program(ppn, lpn as u32, tag, t);
+        self.loc[lpn as usize] = ppn;
+        done
+    }
+
+    /// Merge copy of the current page `src` to the next page of `block`.
+    pub(super) fn copy_to(&mut self, src: u32, block: u32, t: u64) -> u64 {
+        let dst = block * self.ppb + self.next(block);
+        let lpn = self.nand.oob_lpn(src).expect("a current page carries its lpn");
+        let done = self.nand.move_page(src, dst, t);
+        self.loc[lpn as usize] = dst;
+        self.counters.gc_copies += 1;
+        done
+    }
+
+    // ---- write classes ----
+
+    pub(super) fn classify(&self, plane: usize, lbn: u32, off: u32, lpn: u64) -> Class {
+        let d = self.p[plane].data[lbn as usize];
+        if d == NONE || off >= self.next(d) {
+            return Class::InPlace;
+        }
+        if self.loc[lpn as usize] != NONE || self.nand.oob_lpn(d * self.ppb + off).is_some() {
+            Class::Pure
+        } else {
+            Class::Wasted
+        }
+    }
+
+    pub(super) fn count_update(&mut self, class: Class) {
+        match class {
+            Class::Pure => self.report.update_pure += 1,
+            Class::Wasted => self.report.update_wasted += 1,
+            Class::InPlace => unreachable!("an in-place write is not an update"),
+        }
+    }
+
+    /// First write at its offset in the data block (allocating one if the LBN has none).
+    pub(super) fn write_in_place(&mut self, plane: usize, lbn: u32, off: u32, lpn: u64, tag: u32, t: u64) -> Result<u64, Error> {
+        let mut d = self.p[plane].data[lbn as usize];
+        if d == NONE {
+            d = self.alloc(plane, Role::Data(lbn))?;
+            self.p[plane].data[lbn as usize] = d;
+        }
+        let done = self.pad_to(d, off, t);
+        self.report.write_data += 1;
+        Ok(done.max(self.program_host(d, lpn, tag, t)))
+    }
+
+    // ---- merges ----
+
+    /// Switch or partial merge of `log` (a log block dedicated to `lbn`) if its shape allows;
+    /// `None` if it needs a full merge. On success the log is the LBN's data block.
+    pub(super) fn try_switch_or_partial(&mut self, plane: usize, lbn: u32, log: u32, t: u64) -> Option<u64> {
+        let k = self.next(log);
+        if k == 0 {
+            return None;
+        }
+        for i in 0..k {
+            let ppn = log * self.ppb + i;
+            let lpn = self.lpn_at(plane, lbn, i)?;
+            if self.nand.oob_lpn(ppn) != Some(lpn as u32) {
+                return None;
+            }
+            let cur = self.loc[lpn as usize];
+            if cur != NONE && cur != ppn {
+                return None;
+            }
+        }
+        let d = self.p[plane].data[lbn as usize];
+        for i in k..self.ppb {
+            let Some(lpn) = self.lpn_at(plane, lbn, i) else { break };
+            let cur = self.loc[lpn as usize];
+            if cur != NONE && (d == NONE || cur / self.ppb != d) {
+                return None;
+            }
+        }
+        let mut done = t;
+        if k < self.ppb {
+            for i in k..self.ppb {
+                let Some(lpn) = self.lpn_at(plane, lbn, i) else { break };
+                let cur = self.loc[lpn as usize];
+                if cur != NONE {
+                    done = done.max(self.pad_to(log, i, t));
+                    done = done.max(self.copy_to(cur, log, t));
+                }
+            }
+            self.report.partial_merges += 1;
+        } else {
+            self.report.switch_merges += 1;
+        }
+        if d != NONE {
+            done = done.max(self.release(plane, d, done));
+        }
+        self.role[log as usize] = Role::Data(lbn);
+        self.p[plane].data[lbn as usize] = log;
+        self.counters.gc_victims += 1;
+        Some(done)
+    }
+
+    /// Full merge of `lbn`: a new data block gets the current version of every offset; the old
+    /// data block and `own_logs` (log blocks dedicated to this LBN, already detached from the
+    /// scheme's structures) are erased. With no current page left, the LBN keeps no data block.
+    pub(super) fn full_merge(&mut self, plane: usize, lbn: u32, own_logs: &[u32], t: u64) -> Result<u64, Error> {
+        let mut srcs = Vec::with_capacity(self.ppb as usize);
+        for i in 0..self.ppb {
+            let Some(lpn) = self.lpn_at(plane, lbn, i) else { break };
+            let cur = self.loc[lpn as usize];
+            if cur != NONE {
+                srcs.push((i, cur));
+            }
+        }
+        let mut done = t;
+        let new = if srcs.is_empty() {
+            NONE
+        } else {
+            let n = self.alloc(plane, Role::Data(lbn))?;
+            for &(i, src) in &srcs {
+                done = done.max(self.pad_to(n, i, t));
+                done = done.max(self.copy_to(src, n, t));
+            }
+            n
+        };
+        let old = std::mem::replace(&mut self.p[plane].data[lbn as usize], new);
+        let mut erased = done;
+        if old != NONE {
+            erased = erased.max(self.release(plane, old, done));
+        }
+        for &l in own_logs {
+            erased = erased.max(self.release(plane, l, done));
+        }
+        self.report.full_merges += 1;
+        self.counters.gc_victims += 1;
+        Ok(erased)
+    }
+
+    // ---- Ftl helpers ----
+
+    pub(super) fn check_lpn(&self, lpn: u64) {
+        assert!(lpn < self.logical, "lpn {lpn} beyond the logical capacity: the host layer must reject it");
+    }
+
+    pub(super) fn do_read(&mut self, lpn: u64, t_ns: u64) -> ReadOutcome {
+        self.check_lpn(lpn);
+        self.counters.host_reads += 1;
+        let ppn = self.loc[lpn as usize];
+        if ppn == NONE {
+            self.counters.unmapped_reads += 1;
+            return ReadOutcome { done_ns: t_ns, tag: None };
+        }
+        let done_ns = self.nand.read(ppn, t_ns);
+        ReadOutcome { done_ns, tag: Some(self.nand.oob_tag(ppn).unwrap_or(0)) }
+    }
+
+    pub(super) fn do_trim(&mut self, lpn: u64, t_ns: u64) -> u64 {
+        self.check_lpn(lpn);
+        self.counters.trims += 1;
+        self.loc[lpn as usize] = NONE;
+        t_ns
+    }
+
+    pub(super) fn table_bytes(&self) -> u64 {
+        let lbns: u64 = self.p.iter().map(|p| p.data.len() as u64).sum();
+        lbns * 4 + self.report.log_blocks * self.ppb as u64 * 4
+    }
+
+    /// O(device) check: block roles, block map and log maps agree with the NAND OOB.
+    pub(super) fn validate(&self) -> Result<(), String> {
+        let ppb = self.ppb;
+        let mut seen_log = vec![false; self.role.len()];
+        for (pi, p) in self.p.iter().enumerate() {
+            let first = pi as u32 * self.bpp;
+            let in_plane = |b: u32| b >= first && b < first + self.bpp;
+            // Free list.
+            let mut free_seen = std::collections::HashSet::new();
+            for &b in &p.free {
+                if !in_plane(b) || !free_seen.insert(b) {
+                    return Err(format!("plane {pi}: free list holds block {b} twice or from another plane"));
+                }
+                if self.role[b as usize] != Role::Free {
+                    return Err(format!("block {b} is on the free list but is {:?}", self.role[b as usize]));
+                }
+                if self.next(b) != 0 {
+                    return Err(format!("free block {b} is not erased ({} pages programmed)", self.next(b)));
+                }
+            }
+            // Block map.
+            for (lbn, &d) in p.data.iter().enumerate() {
+                if d != NONE && (!in_plane(d) || self.role[d as usize] != Role::Data(lbn as u32)) {
+                    return Err(format!("plane {pi}: lbn {lbn} maps to block {d}, which is {:?}", self.role.get(d as usize)));
+                }
+            }
+            // Log maps.
+            let mut logs = Vec::new();
+            for (lbn, &l) in p.bast_log.iter().enumerate() {
+                if l != NONE {
+                    if !p.lru.contains(&(lbn as u32)) {
+                        return Err(format!("plane {pi}: lbn {lbn} has log block {l} but is not in the LRU list"));
+                    }
+                    logs.push(l);
+                }
+            }
+            if p.lru.len() != logs.len() {
+                return Err(format!("plane {pi}: LRU list has {} lbns for {} log blocks", p.lru.len(), logs.len()));
+            }
+            if let Some((sw, _)) = p.sw {
+                logs.push(sw);
+            }
+            logs.extend(p.rw.iter().copied());
+            if logs.len() > self.log_limit as usize {
+                return Err(format!("plane {pi}: {} log blocks in use, limit {}", logs.len(), self.log_limit));
+            }
+            for &l in &logs {
+                if !in_plane(l) || self.role[l as usize] != Role::Log || seen_log[l as usize] {
+                    return Err(format!("plane {pi}: log block {l} is {:?} or listed twice", self.role[l as usize]));
+                }
+                seen_log[l as usize] = true;
+            }
+            let data = p.data.iter().filter(|&&d| d != NONE).count();
+            if p.free.len() + data + logs.len() != self.bpp as usize {
+                return Err(format!(
+                    "plane {pi}: {} free + {data} data + {} log blocks != {} blocks",
+                    p.free.len(),
+                    logs.len(),
+                    self.bpp
+                ));
+            }
+            // Data blocks hold their own offsets only.
+            for (lbn, &d) in p.data.iter().enumerate() {
+                if d == NONE {
+                    continue;
+                }
+                for i in 0..self.next(d) {
+                    if let Some(l) = self.nand.oob_lpn(d * ppb + i) {
+                        if self.lpn_at(pi, lbn as u32, i) != Some(l as u64) {
+                            return Err(format!("data block {d} of lbn {lbn} holds lpn {l} at page {i}"));
+                        }
+                    }
+                }
+            }
+        }
+        for (b, r) in self.role.iter().enumerate() {
+            if *r == Role::Log && !seen_log[b] {
+                return Err(format!("block {b} is a log block no log map knows"));
+            }
+        }
+        // Every current page: programmed, names its lpn, and lies where the maps say.
+        for (lpn, &ppn) in self.loc.iter().enumerate() {
+            if ppn == NONE {
+                continue;
+            }
+            if ppn >= self.nand.layout().total_pages() || !self.nand.is_programmed(ppn) || self.nand.oob_lpn(ppn) != Some(lpn as u32) {
+                return Err(format!("lpn {lpn} maps to ppn {ppn} whose OOB names {:?}", self.nand.oob_lpn(ppn)));
+            }
+            let (plane, local) = self.split(lpn as u64);
+            let (lbn, off) = ((local / ppb as u64) as u32, (local % ppb as u64) as u32);
+            let (block, page) = (ppn / ppb, ppn % ppb);
+            if block / self.bpp != plane as u32 {
+                return Err(format!("lpn {lpn} of plane {plane} stored in block {block} of another plane"));
+            }
+            let p = &self.p[plane];
+            match self.role[block as usize] {
+                Role::Data(l) => {
+                    if l != lbn || page != off || p.data[lbn as usize] != block {
+                        return Err(format!("lpn {lpn} (lbn {lbn} offset {off}) at block {block} page {page}, data of lbn {l}"));
+                    }
+                }
+                Role::Log => {
+                    let ok = match self.scheme {
+                        Scheme::Bast => {
+                            p.bast_log[lbn as usize] == block
+                                && (page + 1..self.next(block)).all(|q| self.nand.oob_lpn(block * ppb + q) != Some(lpn as u32))
+                        }
+                        Scheme::Fast => p.sw == Some((block, lbn)) || p.rw.contains(&block),
+                        Scheme::Block => false,
+                    };
+                    if !ok {
+                        return Err(format!("lpn {lpn} (lbn {lbn}) maps to log block {block} page {page}, which the log maps do not give"));
+                    }
+                }
+                Role::Free => return Err(format!("lpn {lpn} maps into free block {block}")),
+            }
+        }
+        self.nand.validate()
+    }
+}
+
+/// Implements [`super::Ftl`] for a wrapper holding a `HybridFtl` in field `0` with a
+/// `host_write` method.
+macro_rules! impl_hybrid_ftl {
+    ($t:ty) => {
+        impl $crate::ftl::Ftl for $t {
+            fn read(&mut self, lpn: u64, t_ns: u64) -> Result<$crate::ftl::ReadOutcome, $crate::error::Error> {
+                Ok(self.0.do_read(lpn, t_ns))
+            }
+            fn write(&mut self, lpn: u64, tag: u32, t_ns: u64) -> Result<u64, $crate::error::Error> {
+                self.0.check_lpn(lpn);
+                self.0.counters.host_writes += 1;
+                self.host_write(lpn, tag, t_ns)
+            }
+            fn trim(&mut self, lpn: u64, t_ns: u64) -> Result<u64, $crate::error::Error> {
+                Ok(self.0.do_trim(lpn, t_ns))
+            }
+            fn logical_pages(&self) -> u64 {
+                self.0.logical
+            }
+            fn counters(&self) -> $crate::ftl::FtlCounters {
+                self.0.counters
+            }
+            fn nand(&self) -> &$crate::nand::Nand {
+                &self.0.nand
+            }
+            fn nand_mut(&mut self) -> &mut $crate::nand::Nand {
+                &mut self.0.nand
+            }
+            fn validate(&self) -> Result<(), String> {
+                self.0.validate()
+            }
+            fn table_bytes(&self) -> u64 {
+                self.0.table_bytes()
+            }
+            fn hybrid_report(&self) -> Option<$crate::ftl::HybridReport> {
+                Some(self.0.report)
+            }
+        }
+    };
+}
+pub(super) use impl_hybrid_ftl;
+
+/// Default log blocks per plane: 3% of the plane's blocks (the paper's FAST setup: 2,048 log
+/// blocks of a 4 GB device ≈ 6% of the blocks; we take half that), at least `min`.
+pub(super) fn default_log_blocks(spec: &FtlSpec, min: u32) -> u32 {
+    (spec.layout.geo.blocks_per_plane * 3 / 100).max(min)
+}
+
+/// (plane, lbn, offset) of `lpn`.
+#[inline]
+pub(super) fn locate(h: &HybridFtl, lpn: u64) -> (usize, u32, u32) {
+    let (plane, local) = h.split(lpn);
+    (plane, (local / h.ppb as u64) as u32, (local % h.ppb as u64) as u32)
+}
