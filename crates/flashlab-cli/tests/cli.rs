@@ -302,11 +302,27 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
     let html = std::fs::read_to_string(&index).unwrap();
     let links = local_links(&html);
     let images = links.iter().filter(|(attr, _)| attr == "src").count();
-    assert!(images >= 9 && html.contains("<section id=\"2rpp\">") && html.contains("<table>"), "index.html content");
+    assert!(images >= 13 && html.contains("<section id=\"2rpp\">") && html.contains("<table>"), "index.html content");
     for (_, link) in &links {
         assert!(out.join(link).is_file(), "index.html links to missing {link}");
     }
     browser_check(&index, images);
+
+    // Every registered reproduction has its section, rows and report.
+    assert!(html.contains("<section id=\"wadpm\">"), "index.html lacks the wadpm section");
+    let w: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("wadpm/results.json")).unwrap()).unwrap();
+    let wrows = w["rows"].as_array().unwrap();
+    assert_eq!(wrows.len(), 4 * 13, "4 trace shapes x 13 mapping variants");
+    for r in wrows {
+        assert!(r["workload"].is_string() && r["policy"].is_string() && r["throughput_mb_s"].as_f64().unwrap() > 0.0, "{r}");
+    }
+    let fast = wrows.iter().find(|r| r["workload"] == "ie" && r["policy"] == "FAST").unwrap();
+    assert!(fast["write_classes"]["update_wasted"].as_u64().unwrap() > 0, "random writes under FAST waste log pages");
+    let wreport = std::fs::read_to_string(out.join("wadpm/report.md")).unwrap();
+    for needle in ["Fig. 4", "Fig. 9", "Table 4", "Fig. 11", "1,075 KB", "Where we agree"] {
+        assert!(wreport.contains(needle), "wadpm report lacks {needle}");
+    }
+    check_snapshot("wadpm-quick-report.md", &wreport);
 
     let o = flashlab(&["reproduce", "2rppp"]);
     assert!(text(&o).contains("unknown reproduction `2rppp`") && text(&o).contains("2rpp"), "{}", text(&o));

@@ -7,6 +7,7 @@
 
 pub mod html;
 pub mod two_r_pp;
+pub mod wadpm;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -59,11 +60,18 @@ pub struct Reproduction {
     pub run: fn(Scale, usize, &dyn RunProgress) -> Result<Outcome, Error>,
 }
 
-pub const REPRODUCTIONS: &[Reproduction] = &[Reproduction {
-    name: "2rpp",
-    about: "2R++ (An & Lee, KIPS 2022): greedy vs 2R vs 2R++ on fio zipf, TPC-C-like and LinkBench-like",
-    run: two_r_pp::run,
-}];
+pub const REPRODUCTIONS: &[Reproduction] = &[
+    Reproduction {
+        name: "2rpp",
+        about: "2R++ (An & Lee, KIPS 2022): greedy vs 2R vs 2R++ on fio zipf, TPC-C-like and LinkBench-like",
+        run: two_r_pp::run,
+    },
+    Reproduction {
+        name: "wadpm",
+        about: "WADPM: plane-level demand-loaded page mapping vs FAST and page mapping on four trace shapes",
+        run: wadpm::run,
+    },
+];
 
 pub fn names() -> Vec<&'static str> {
     REPRODUCTIONS.iter().map(|r| r.name).collect()
