@@ -416,3 +416,44 @@ fn plot_draws_a_users_run_and_rejects_other_json() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("bad.json") && text(&o).contains("series"), "{}", text(&o));
 }
+
+/// Every registered mapping scheme runs a real trace excerpt and every generator through the CLI.
+#[test]
+fn every_mapping_scheme_runs_traces_and_generators() {
+    let o = flashlab(&["list"]);
+    let list = text(&o);
+    let section = list.split("mapping schemes").nth(1).unwrap().split("GC policies").next().unwrap();
+    let schemes: Vec<&str> = section.lines().skip(1).filter_map(|l| l.split_whitespace().next()).collect();
+    assert!(schemes.len() >= 6, "{schemes:?}");
+    let small = [
+        "--set", "device.channels=2", "--set", "device.chips_per_channel=1", "--set", "device.planes_per_die=2",
+        "--set", "device.blocks_per_plane=128", "--set", "device.pages_per_block=64", "--set", "device.logical_capacity=\"120MiB\"",
+        "--set", "precondition.fill=false", "--set", "precondition.overwrite=0.0", "--set", "ftl.striping=\"full\"",
+        "--set", "ftl.gc_unit=\"block\"", "--set", "device.over_provisioning=",
+    ];
+    let trace = "crates/flashlab/tests/data/traces/umass_financial1_ssdsim/example.ascii";
+    for scheme in schemes {
+        let out = tmp(&format!("scheme-{scheme}"));
+        let mut args = vec!["run", "configs/trace.toml", "--quiet", "--out", out.to_str().unwrap()];
+        args.extend_from_slice(&small);
+        let m = format!("ftl.mapping=\"{scheme}\"");
+        let p = format!("workload.path={trace}");
+        args.extend_from_slice(&["--set", &m, "--set", &p]);
+        let o = flashlab(&args);
+        assert!(o.status.success(), "{scheme} on a trace: {}", text(&o));
+        for kind in ["sequential", "uniform", "zipf", "hotcold", "mixed", "tpcc-like"] {
+            let mut args = vec!["run", "configs/default.toml", "--quiet", "--out", out.to_str().unwrap()];
+            args.extend_from_slice(&small);
+            let k = format!("workload.kind=\"{kind}\"");
+            let mut extra = vec!["--set", &m, "--set", "workload=", "--set", &k, "--set", "workload.volume_ratio=1.5"];
+            if kind == "zipf" {
+                extra.extend_from_slice(&["--set", "workload.theta=0.9"]);
+            }
+            args.extend_from_slice(&extra);
+            let o = flashlab(&args);
+            assert!(o.status.success(), "{scheme} on {kind}: {}", text(&o));
+            let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+            assert!(v["waf"].as_f64().unwrap() >= 1.0, "{scheme} on {kind}: WAF {}", v["waf"]);
+        }
+    }
+}

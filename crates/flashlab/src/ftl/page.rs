@@ -195,9 +195,18 @@ impl PageFtl {
         }
         match self.striping {
             Striping::Full => {
-                let c = &mut self.cursor[stream];
-                let p = *c;
-                *c = if p + 1 == pools { 0 } else { p + 1 };
+                // Round-robin, passing over planes whose valid data has reached their limit
+                // (placement by write order lets one plane's share drift).
+                let start = self.cursor[stream];
+                let mut p = start;
+                for i in 0..pools {
+                    let q = if start + i >= pools { start + i - pools } else { start + i };
+                    if self.pool_valid[q as usize] < self.pool_valid_limit {
+                        p = q;
+                        break;
+                    }
+                }
+                self.cursor[stream] = if p + 1 == pools { 0 } else { p + 1 };
                 p
             }
             Striping::None => (lpn / self.pages_per_pool) as u32,
