@@ -44,7 +44,7 @@ fn memory(sets: &[String], flags: &str) -> Result<()> {
     let text = String::from_utf8_lossy(&out.stdout);
     let mut it = text.split_whitespace();
     let (Some(rss), Some(pages)) = (it.next().and_then(|v| v.parse::<f64>().ok()), it.next().and_then(|v| v.parse::<f64>().ok())) else {
-        crate::emit(format!("memory            peak RSS not available on this platform"));
+        crate::emit("memory            peak RSS not available on this platform".to_string());
         return Ok(());
     };
     crate::emit(format!(

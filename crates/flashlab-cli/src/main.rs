@@ -130,7 +130,7 @@ fn real_main() -> Result<()> {
             let opts = flashlab::workload::trace::TraceOptions { path: file, format, device, time_scale: 1.0, time_unit: None };
             let stats = flashlab::workload::trace::stats(&opts, page_size)?;
             if json {
-                emit(format!("{}", serde_json::to_string_pretty(&stats)?));
+                emit(serde_json::to_string_pretty(&stats)?.to_string());
             } else {
                 emit(format!("{stats}"));
             }
@@ -322,36 +322,36 @@ impl flashlab::reproduce::RunProgress for RunBar {
 
 fn list() {
     use flashlab::{buffer, ftl, host, workload};
-    emit(format!("mapping schemes ([ftl] mapping):"));
+    emit("mapping schemes ([ftl] mapping):".to_string());
     for m in ftl::MAPPINGS {
         emit(format!("  {:<16} {}", m.name, m.about));
     }
-    emit(format!("GC policies ([ftl] gc):"));
+    emit("GC policies ([ftl] gc):".to_string());
     for g in ftl::gc::GC_POLICIES {
         emit(format!("  {:<16} {}", g.name, g.about));
     }
-    emit(format!("buffer policies ([buffer] policy):"));
+    emit("buffer policies ([buffer] policy):".to_string());
     for b in buffer::BUFFERS {
         emit(format!("  {:<16} {}", b.name, b.about));
     }
-    emit(format!("host layers ([host] layer):"));
+    emit("host layers ([host] layer):".to_string());
     for h in host::HOST_LAYERS {
         emit(format!("  {:<16} {}", h.name, h.about));
     }
-    emit(format!("workload generators ([workload] kind):"));
+    emit("workload generators ([workload] kind):".to_string());
     for g in workload::gen::GENERATORS {
         emit(format!("  {:<16} {}", g.name, g.about));
     }
     emit(format!("  {:<16} {}", "trace", "replay a trace file (path, format, device, time_scale, time_unit)"));
-    emit(format!("trace formats ([workload] format, --format):"));
+    emit("trace formats ([workload] format, --format):".to_string());
     for f in workload::trace::FORMATS {
         emit(format!("  {:<16} {}", f.name, f.about));
     }
-    emit(format!("reproductions (flashlab reproduce NAME):"));
+    emit("reproductions (flashlab reproduce NAME):".to_string());
     for r in flashlab::reproduce::REPRODUCTIONS {
         emit(format!("  {:<16} {}", r.name, r.about));
     }
-    emit(format!("presets (flashlab run NAME):"));
+    emit("presets (flashlab run NAME):".to_string());
     for p in presets::PRESETS {
         emit(format!("  {:<16} {}", p.name, presets::about(p)));
     }

@@ -125,7 +125,7 @@ fn trace_files() -> Vec<PathBuf> {
         for p in entries {
             if p.is_dir() {
                 walk(&p, out);
-            } else if !p.extension().is_some_and(|e| e == "md") {
+            } else if p.extension().is_none_or(|e| e != "md") {
                 out.push(p);
             }
         }

@@ -12,6 +12,7 @@
 //! - `per-miss-entry`: only the missing entry;
 //! - `read-ahead`: the missing entry and the next `k - 1` of the same translation page;
 //! - `page-chunk` (default, WADPM's choice): every entry of the translation page.
+//!
 //! Evicting dirty entries costs one translation-page write per distinct page, batched per
 //! lookup. A window smaller than one translation page makes `page-chunk` thrash (each load
 //! evicts the rest); the paper's smallest window, 1% of the table, is dozens of pages. Window sizing (paper Fig. 8, θHR = 0.90, θMT = 5): at the end of each interval of

@@ -6,6 +6,7 @@
 //!   (`program` panics otherwise: a violation is an FTL bug, never a user error);
 //! - erase is per block (a line erase erases each of its blocks);
 //! - copy-back stays inside one plane.
+//!
 //! It knows nothing of mapping or validity: that is the FTL's business.
 
 pub mod geometry;

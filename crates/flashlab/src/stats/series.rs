@@ -82,7 +82,7 @@ impl Series {
     /// Intervals, closing with `last` (the counters at the end of the run) if it adds writes.
     pub fn points(&self, last: Sample) -> Vec<SeriesPoint> {
         let mut all = self.samples.clone();
-        if all.last().map_or(true, |s| s.host_writes < last.host_writes) {
+        if all.last().is_none_or(|s| s.host_writes < last.host_writes) {
             all.push(last);
         }
         let mut prev = Sample::default();

@@ -92,12 +92,15 @@ pub trait GcPolicy: Send {
     }
 }
 
+/// A policy's constructor: the layout and its `[ftl.gc_params]` table.
+pub type GcBuildFn = fn(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error>;
+
 /// One registry line per policy.
 pub struct GcEntry {
     pub name: &'static str,
     pub about: &'static str,
     /// Build for a layout; `params` is the `[ftl.gc_params]` table (unknown keys are errors).
-    pub build: fn(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error>,
+    pub build: GcBuildFn,
 }
 
 pub const GC_POLICIES: &[GcEntry] = &[

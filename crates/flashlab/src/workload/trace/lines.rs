@@ -354,6 +354,17 @@ impl<F: LineFormat> Source for LineSource<F> {
     }
 }
 
+/// Test helper: feed `text` line by line to a format as if read from `file`, then finish.
+#[cfg(test)]
+pub(crate) fn parse_text<F: LineFormat>(format: &mut F, text: &str, file: &str) -> Result<Vec<Record>, Error> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        out.extend(format.parse(line.as_bytes(), &Ctx { file, line: i as u64 + 1 })?);
+    }
+    format.finish(&Ctx { file, line: 0 })?;
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -421,15 +432,4 @@ mod tests {
         assert!(at.record(0, Op::Read, (u64::MAX, 1), "size", None).is_err());
         assert!(at.record(0, Op::Read, (0, 0), "size", None).is_err());
     }
-}
-
-/// Test helper: feed `text` line by line to a format as if read from `file`, then finish.
-#[cfg(test)]
-pub(crate) fn parse_text<F: LineFormat>(format: &mut F, text: &str, file: &str) -> Result<Vec<Record>, Error> {
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        out.extend(format.parse(line.as_bytes(), &Ctx { file, line: i as u64 + 1 })?);
-    }
-    format.finish(&Ctx { file, line: 0 })?;
-    Ok(out)
 }
