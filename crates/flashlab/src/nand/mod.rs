@@ -2,8 +2,9 @@
 //! per-block erase counts, the out-of-band (OOB) area of every page (logical page number and,
 //! in verify mode, a version tag), operation counters and, in timing mode, the resource
 //! timeline. It enforces the NAND rules for every FTL above it:
-//! - a page is programmed once between erases, and the pages of a block in order
-//!   (`program` panics otherwise: a violation is an FTL bug, never a user error);
+//! - a page is programmed once between erases, and the pages of a block in increasing order
+//!   (`program` panics otherwise: a violation is an FTL bug, never a user error); `skip_to`
+//!   moves the program point forward over pages that stay erased, never back;
 //! - erase is per block (a line erase erases each of its blocks);
 //! - copy-back stays inside one plane.
 //!
