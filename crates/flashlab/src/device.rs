@@ -94,7 +94,7 @@ impl Device {
     #[inline]
     fn after_op(&self, op: &str, lpn: u64) {
         if self.check {
-            if let Err(e) = self.ftl.validate() {
+            if let Err(e) = self.ftl.validate().and_then(|_| self.buffer.validate()) {
                 panic!("check mode: invariant broken after {op} of lpn {lpn}: {e}");
             }
         }

@@ -48,7 +48,10 @@ pub struct MappingSummary {
 #[derive(Clone, Debug, Serialize)]
 pub struct BufferSummary {
     pub policy: String,
+    /// Page hits / page accesses, whole run (preconditioning included).
     pub hit_ratio: Option<f64>,
+    /// Hits by reads and writes, pages written down.
+    pub counters: Option<crate::buffer::BufferCounters>,
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -50,7 +50,7 @@ pub fn build_device(cfg: &Config, r: &Resolved) -> Result<Device, Error> {
     let timing = (cfg.sim.mode == Mode::Timing).then_some(&cfg.timing);
     let spec = FtlSpec { layout: r.layout, logical_pages: r.logical_pages, config: &cfg.ftl, verify: cfg.sim.verify, timing };
     let ftl = ftl::build(&spec)?;
-    let buffer = buffer::build(&cfg.buffer)?;
+    let buffer = buffer::build(&cfg.buffer, r.page_size)?;
     Ok(Device::new(buffer, ftl, r.page_size, cfg.sim.verify, cfg.sim.check))
 }
 
@@ -318,7 +318,11 @@ impl Measure {
                     cache,
                 }
             },
-            buffer: BufferSummary { policy: cfg.buffer.policy.clone(), hit_ratio: (accesses > 0).then(|| hits as f64 / accesses as f64) },
+            buffer: BufferSummary {
+                policy: cfg.buffer.policy.clone(),
+                hit_ratio: (accesses > 0).then(|| hits as f64 / accesses as f64),
+                counters: dev.buffer.counters(),
+            },
             latency_us: timing.then(|| Latencies {
                 read: self.read_lat.summary(),
                 write: self.write_lat.summary(),

@@ -45,7 +45,7 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
 }
 
 /// A byte size in configuration: accepts an integer or a string with a unit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct ByteSize(pub u64);
 
 impl<'de> Deserialize<'de> for ByteSize {

@@ -8,6 +8,7 @@ use flashlab::buffer::{self, BufferConfig};
 use flashlab::device::Device;
 use flashlab::ftl::{self, gc, FtlConfig, FtlSpec, Striping};
 use flashlab::nand::{GcUnit, Geometry, Layout, TimingParams};
+use flashlab::units::ByteSize;
 use proptest::prelude::*;
 
 #[derive(Clone, Debug)]
@@ -69,7 +70,8 @@ fn device(mapping: &str, gc: &str, buf: &str, unit: GcUnit, striping: Striping) 
     let timing = (striping == Striping::Dynamic || mapping == "wadpm" || mapping == "dftl").then_some(&timing);
     let spec = FtlSpec { layout, logical_pages: logical, config: &cfg, verify: true, timing };
     let f = ftl::build(&spec).unwrap_or_else(|e| panic!("{mapping}/{gc}/{unit:?}/{striping:?}: {e}"));
-    let b = buffer::build(&BufferConfig { policy: buf.into() }).expect("buffer");
+    // A 16-page buffer: small enough that evictions and write-backs happen all the time.
+    let b = buffer::build(&BufferConfig { policy: buf.into(), dram: ByteSize(16 * 4096) }, 4096).expect("buffer");
     Device::new(b, f, 4096, true, true)
 }
 
@@ -83,7 +85,7 @@ fn steps() -> impl Strategy<Value = Vec<Step>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 16, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 10, .. ProptestConfig::default() })]
 
     #[test]
     fn every_read_returns_the_last_write(steps in steps()) {

@@ -1,14 +1,21 @@
 //! Buffer layer: an SSD write buffer between the host interface and the FTL, page granular.
-//! One policy per file behind [`WriteBuffer`], registered in [`BUFFERS`]. Today: `none`
-//! (every page goes straight to the FTL). Policies decide what to keep and what to evict; the
-//! FTL below is reached only through the `ftl` argument, so flushes are ordinary FTL writes.
+//! One policy per file behind [`WriteBuffer`], registered in [`BUFFERS`]: `none` (every page
+//! goes straight to the FTL), `lru`, `clock`. Policies decide what to keep and what to evict;
+//! the slots, write-back and fetch mechanics are shared (`pages.rs`); the FTL below is reached
+//! only through the `ftl` argument, so flushes are ordinary FTL writes.
 
+pub mod clock;
+pub mod lru;
 pub mod none;
+pub mod pages;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 use crate::ftl::{Ftl, ReadOutcome};
+use crate::units::ByteSize;
+
+pub use pages::BufferCounters;
 
 pub trait WriteBuffer: Send {
     fn read(&mut self, lpn: u64, t_ns: u64, ftl: &mut dyn Ftl) -> Result<ReadOutcome, Error>;
@@ -20,6 +27,14 @@ pub trait WriteBuffer: Send {
     fn hits(&self) -> (u64, u64) {
         (0, 0)
     }
+    /// Hits by reads and writes, pages written down (buffers that hold pages).
+    fn counters(&self) -> Option<BufferCounters> {
+        None
+    }
+    /// Cross-check internal structures (check mode).
+    fn validate(&self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// `[buffer]` section.
@@ -28,6 +43,23 @@ pub trait WriteBuffer: Send {
 pub struct BufferConfig {
     #[serde(default = "d_policy")]
     pub policy: String,
+    /// DRAM buffer capacity (policies other than `none`).
+    #[serde(default)]
+    pub dram: ByteSize,
+}
+
+impl BufferConfig {
+    /// DRAM capacity in pages; at least one page for a policy that holds pages.
+    pub fn dram_pages(&self, page_size: u64) -> Result<u32, Error> {
+        let pages = self.dram.0 / page_size;
+        if pages == 0 || pages > u32::MAX as u64 - 1 {
+            return Err(Error::config(
+                "buffer.dram",
+                format!("policy `{}` needs a DRAM size of at least one {page_size}-byte page (e.g. dram = \"16MiB\")", self.policy),
+            ));
+        }
+        Ok(pages as u32)
+    }
 }
 
 fn d_policy() -> String {
@@ -36,25 +68,30 @@ fn d_policy() -> String {
 
 impl Default for BufferConfig {
     fn default() -> Self {
-        BufferConfig { policy: d_policy() }
+        BufferConfig { policy: d_policy(), dram: ByteSize(0) }
     }
 }
 
 pub struct BufferEntry {
     pub name: &'static str,
     pub about: &'static str,
-    pub build: fn(&BufferConfig) -> Result<Box<dyn WriteBuffer>, Error>,
+    /// Build for a page size (bytes).
+    pub build: fn(&BufferConfig, u64) -> Result<Box<dyn WriteBuffer>, Error>,
 }
 
-pub const BUFFERS: &[BufferEntry] = &[BufferEntry { name: "none", about: "no buffer: every page goes to the FTL", build: none::build }];
+pub const BUFFERS: &[BufferEntry] = &[
+    BufferEntry { name: "none", about: "no buffer: every page goes to the FTL", build: none::build },
+    BufferEntry { name: "lru", about: "page LRU, write-back, reads cached ([buffer] dram)", build: lru::build },
+    BufferEntry { name: "clock", about: "page CLOCK (second chance), write-back, reads cached ([buffer] dram)", build: clock::build },
+];
 
 pub fn names() -> Vec<&'static str> {
     BUFFERS.iter().map(|b| b.name).collect()
 }
 
-pub fn build(cfg: &BufferConfig) -> Result<Box<dyn WriteBuffer>, Error> {
+pub fn build(cfg: &BufferConfig, page_size: u64) -> Result<Box<dyn WriteBuffer>, Error> {
     match BUFFERS.iter().find(|b| b.name == cfg.policy) {
-        Some(b) => (b.build)(cfg),
+        Some(b) => (b.build)(cfg, page_size),
         None => Err(Error::unknown("buffer policy", &cfg.policy, names())),
     }
 }
