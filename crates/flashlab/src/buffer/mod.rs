@@ -72,11 +72,13 @@ impl Default for BufferConfig {
     }
 }
 
+/// A policy's constructor: the `[buffer]` section and the page size (bytes).
+pub type BufferBuildFn = fn(&BufferConfig, u64) -> Result<Box<dyn WriteBuffer>, Error>;
+
 pub struct BufferEntry {
     pub name: &'static str,
     pub about: &'static str,
-    /// Build for a page size (bytes).
-    pub build: fn(&BufferConfig, u64) -> Result<Box<dyn WriteBuffer>, Error>,
+    pub build: BufferBuildFn,
 }
 
 pub const BUFFERS: &[BufferEntry] = &[
