@@ -50,7 +50,10 @@ pub fn build_device(cfg: &Config, r: &Resolved) -> Result<Device, Error> {
     let timing = (cfg.sim.mode == Mode::Timing).then_some(&cfg.timing);
     let spec = FtlSpec { layout: r.layout, logical_pages: r.logical_pages, config: &cfg.ftl, verify: cfg.sim.verify, timing };
     let ftl = ftl::build(&spec)?;
-    let buffer = buffer::build(&cfg.buffer, r.page_size)?;
+    let buffer = buffer::build(
+        &cfg.buffer,
+        &buffer::BufferContext { page_size: r.page_size, pages_per_block: r.layout.geo.pages_per_block as u64 },
+    )?;
     Ok(Device::new(buffer, ftl, r.page_size, cfg.sim.verify, cfg.sim.check))
 }
 

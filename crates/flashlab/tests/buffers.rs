@@ -12,7 +12,7 @@ fn device(policy: &str) -> Device {
     let geo = Geometry { channels: 1, chips_per_channel: 1, dies_per_chip: 1, planes_per_die: 1, blocks_per_plane: 32, pages_per_block: 8, page_size: 4096 };
     let cfg = FtlConfig::default();
     let spec = FtlSpec { layout: Layout::new(geo, GcUnit::Block), logical_pages: 128, config: &cfg, verify: true, timing: None };
-    let b = buffer::build(&BufferConfig { policy: policy.into(), dram: ByteSize(4 * 4096) }, 4096).unwrap();
+    let b = buffer::build(&BufferConfig { policy: policy.into(), dram: ByteSize(4 * 4096) }, &buffer::BufferContext { page_size: 4096, pages_per_block: 8 }).unwrap();
     Device::new(b, ftl::build(&spec).unwrap(), 4096, true, true)
 }
 
@@ -86,6 +86,39 @@ fn lru_thrashes_on_a_loop_one_page_too_large() {
 
 #[test]
 fn buffers_need_a_dram_size() {
-    let err = buffer::build(&BufferConfig { policy: "lru".into(), dram: ByteSize(0) }, 4096).err().unwrap().to_string();
+    let err = buffer::build(&BufferConfig { policy: "lru".into(), dram: ByteSize(0) }, &buffer::BufferContext { page_size: 4096, pages_per_block: 8 }).err().unwrap().to_string();
     assert!(err.contains("buffer.dram"), "{err}");
+}
+
+/// FAB (8 pages per block here): the block with the most buffered pages leaves, all its pages
+/// at once; among equally large blocks the least recently used one.
+#[test]
+fn fab_evicts_the_largest_block_group_lru_among_ties() {
+    let mut d = device("fab");
+    for lpn in [0, 1, 8, 16] {
+        d.write(lpn, 0).unwrap(); // block 0: 2 pages, block 1: 1, block 2: 1
+    }
+    d.write(17, 0).unwrap(); // full: block 0 (largest) leaves, 2 pages written down
+    assert_eq!(flushed(&d), 2);
+    assert!(d.buffer.counters().unwrap().flushed_pages == 2);
+    d.write(24, 0).unwrap(); // room: 8, 16, 17, 24
+    assert_eq!(flushed(&d), 2);
+    d.write(25, 0).unwrap(); // full: block 2 {16, 17} is the largest
+    assert_eq!(flushed(&d), 4);
+    d.write(8, 0).unwrap(); // hit: block 1 becomes most recent; buffer 8, 24, 25
+    d.write(26, 0).unwrap(); // room: 8, 24, 25, 26
+    d.write(9, 0).unwrap(); // full: block 3 {24, 25, 26} (3 pages) beats block 1 {8}
+    assert_eq!(flushed(&d), 7);
+    d.write(32, 0).unwrap(); // room: 8, 9, 32
+    d.write(40, 0).unwrap(); // 8, 9, 32, 40
+    d.read(32, 0).unwrap(); // hit: block 4 recent
+    d.write(48, 0).unwrap(); // full: block 1 {8, 9} largest
+    assert_eq!(flushed(&d), 9);
+    d.write(56, 0).unwrap(); // 32, 40, 48, 56 → full
+    d.write(64, 0).unwrap(); // all groups of one page: LRU among them is block 5 (40)
+    assert_eq!(flushed(&d), 10);
+    d.read(40, 0).unwrap(); // 40 was written down: a miss served from flash
+    let c = d.buffer.counters().unwrap();
+    assert_eq!((c.read_hits, c.read_accesses), (1, 2));
+    d.verify_all().unwrap();
 }

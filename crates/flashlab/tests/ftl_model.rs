@@ -71,7 +71,7 @@ fn device(mapping: &str, gc: &str, buf: &str, unit: GcUnit, striping: Striping) 
     let spec = FtlSpec { layout, logical_pages: logical, config: &cfg, verify: true, timing };
     let f = ftl::build(&spec).unwrap_or_else(|e| panic!("{mapping}/{gc}/{unit:?}/{striping:?}: {e}"));
     // A 16-page buffer: small enough that evictions and write-backs happen all the time.
-    let b = buffer::build(&BufferConfig { policy: buf.into(), dram: ByteSize(16 * 4096) }, 4096).expect("buffer");
+    let b = buffer::build(&BufferConfig { policy: buf.into(), dram: ByteSize(16 * 4096) }, &buffer::BufferContext { page_size: 4096, pages_per_block: 8 }).expect("buffer");
     Device::new(b, f, 4096, true, true)
 }
 

@@ -12,8 +12,8 @@ pub struct Clock {
     hand: u32,
 }
 
-pub fn build(cfg: &BufferConfig, page_size: u64) -> Result<Box<dyn WriteBuffer>, Error> {
-    Ok(Box::new(Clock { pages: PageStore::new(cfg.dram_pages(page_size)?), hand: 0 }))
+pub fn build(cfg: &BufferConfig, ctx: &super::BufferContext) -> Result<Box<dyn WriteBuffer>, Error> {
+    Ok(Box::new(Clock { pages: PageStore::new(cfg.dram_pages(ctx.page_size)?), hand: 0 }))
 }
 
 impl Clock {

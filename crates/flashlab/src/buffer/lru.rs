@@ -13,8 +13,8 @@ pub struct Lru {
     order: SegLists,
 }
 
-pub fn build(cfg: &BufferConfig, page_size: u64) -> Result<Box<dyn WriteBuffer>, Error> {
-    let slots = cfg.dram_pages(page_size)?;
+pub fn build(cfg: &BufferConfig, ctx: &super::BufferContext) -> Result<Box<dyn WriteBuffer>, Error> {
+    let slots = cfg.dram_pages(ctx.page_size)?;
     Ok(Box::new(Lru { pages: PageStore::new(slots), order: SegLists::new(1, slots as usize) }))
 }
 

@@ -1,10 +1,11 @@
 //! Buffer layer: an SSD write buffer between the host interface and the FTL, page granular.
 //! One policy per file behind [`WriteBuffer`], registered in [`BUFFERS`]: `none` (every page
-//! goes straight to the FTL), `lru`, `clock`. Policies decide what to keep and what to evict;
+//! goes straight to the FTL), `lru`, `clock`, `fab`. Policies decide what to keep and what to evict;
 //! the slots, write-back and fetch mechanics are shared (`pages.rs`); the FTL below is reached
 //! only through the `ftl` argument, so flushes are ordinary FTL writes.
 
 pub mod clock;
+pub mod fab;
 pub mod lru;
 pub mod none;
 pub mod pages;
@@ -72,8 +73,16 @@ impl Default for BufferConfig {
     }
 }
 
-/// A policy's constructor: the `[buffer]` section and the page size (bytes).
-pub type BufferBuildFn = fn(&BufferConfig, u64) -> Result<Box<dyn WriteBuffer>, Error>;
+/// What a buffer needs to know about the device.
+#[derive(Clone, Copy, Debug)]
+pub struct BufferContext {
+    pub page_size: u64,
+    /// Pages per flash block: block-level policies group pages by `lpn / pages_per_block`.
+    pub pages_per_block: u64,
+}
+
+/// A policy's constructor: the `[buffer]` section and the device context.
+pub type BufferBuildFn = fn(&BufferConfig, &BufferContext) -> Result<Box<dyn WriteBuffer>, Error>;
 
 pub struct BufferEntry {
     pub name: &'static str,
@@ -85,15 +94,16 @@ pub const BUFFERS: &[BufferEntry] = &[
     BufferEntry { name: "none", about: "no buffer: every page goes to the FTL", build: none::build },
     BufferEntry { name: "lru", about: "page LRU, write-back, reads cached ([buffer] dram)", build: lru::build },
     BufferEntry { name: "clock", about: "page CLOCK (second chance), write-back, reads cached ([buffer] dram)", build: clock::build },
+    BufferEntry { name: "fab", about: "FAB: evict the flash block with the most buffered pages, LRU among ties (Jo et al. 2006)", build: fab::build },
 ];
 
 pub fn names() -> Vec<&'static str> {
     BUFFERS.iter().map(|b| b.name).collect()
 }
 
-pub fn build(cfg: &BufferConfig, page_size: u64) -> Result<Box<dyn WriteBuffer>, Error> {
+pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuffer>, Error> {
     match BUFFERS.iter().find(|b| b.name == cfg.policy) {
-        Some(b) => (b.build)(cfg, page_size),
+        Some(b) => (b.build)(cfg, ctx),
         None => Err(Error::unknown("buffer policy", &cfg.policy, names())),
     }
 }

@@ -6,7 +6,7 @@ use crate::ftl::{Ftl, ReadOutcome};
 
 pub struct NoBuffer;
 
-pub fn build(_cfg: &BufferConfig, _page_size: u64) -> Result<Box<dyn WriteBuffer>, Error> {
+pub fn build(_cfg: &BufferConfig, _ctx: &super::BufferContext) -> Result<Box<dyn WriteBuffer>, Error> {
     Ok(Box::new(NoBuffer))
 }
 
