@@ -7,10 +7,9 @@
 
 use std::collections::BTreeMap;
 
-use super::pages::PageStore;
+use super::pages::{Buffered, EvictPolicy, PageStore};
 use super::{BufferConfig, BufferContext, WriteBuffer};
 use crate::error::Error;
-use crate::ftl::{Ftl, ReadOutcome};
 
 #[derive(Clone, Debug, Default)]
 struct Group {
@@ -20,7 +19,6 @@ struct Group {
 }
 
 pub struct Fab {
-    pages: PageStore,
     ppb: u64,
     /// Groups by block number (ordered, so ties break the same way every run).
     groups: BTreeMap<u64, Group>,
@@ -29,113 +27,55 @@ pub struct Fab {
 
 pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuffer>, Error> {
     assert!(ctx.pages_per_block > 0);
-    Ok(Box::new(Fab { pages: PageStore::new(cfg.dram_pages(ctx.page_size)?), ppb: ctx.pages_per_block, groups: BTreeMap::new(), clock: 0 }))
+    let fab = Fab { ppb: ctx.pages_per_block, groups: BTreeMap::new(), clock: 0 };
+    Ok(Box::new(Buffered { pages: PageStore::new(cfg.dram_pages(ctx.page_size)?), policy: fab }))
 }
 
-impl Fab {
-    fn touch(&mut self, lpn: u64) {
+impl EvictPolicy for Fab {
+    fn on_insert(&mut self, slot: u32, lpn: u64) {
+        self.clock += 1;
+        let g = self.groups.entry(lpn / self.ppb).or_default();
+        g.slots.push(slot);
+        g.last_use = self.clock;
+    }
+
+    fn on_hit(&mut self, _slot: u32, lpn: u64) {
         self.clock += 1;
         if let Some(g) = self.groups.get_mut(&(lpn / self.ppb)) {
             g.last_use = self.clock;
         }
     }
 
-    fn insert(&mut self, lpn: u64, tag: u32, dirty: bool) {
-        let s = self.pages.insert(lpn, tag, dirty);
-        self.clock += 1;
-        let g = self.groups.entry(lpn / self.ppb).or_default();
-        g.slots.push(s);
-        g.last_use = self.clock;
-    }
-
-    /// Evict the largest group (LRU among ties) when full.
-    fn make_room(&mut self, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error> {
-        if !self.pages.is_full() {
-            return Ok(t_ns);
-        }
-        let (&block, _) = self
-            .groups
-            .iter()
-            .max_by(|a, b| a.1.slots.len().cmp(&b.1.slots.len()).then(b.1.last_use.cmp(&a.1.last_use)))
-            .expect("a full buffer has a group");
-        let mut group = self.groups.remove(&block).expect("chosen group exists");
-        group.slots.sort_by_key(|&s| self.pages.lpn[s as usize]);
-        let mut done = t_ns;
-        for s in group.slots {
-            done = done.max(self.pages.evict(s, t_ns, ftl)?);
-        }
-        Ok(done)
-    }
-
-    fn remove_from_group(&mut self, lpn: u64, s: u32) {
+    fn on_remove(&mut self, slot: u32, lpn: u64) {
         let block = lpn / self.ppb;
         let g = self.groups.get_mut(&block).expect("a buffered page has a group");
-        g.slots.retain(|&x| x != s);
+        g.slots.retain(|&x| x != slot);
         if g.slots.is_empty() {
             self.groups.remove(&block);
         }
     }
-}
 
-impl WriteBuffer for Fab {
-    fn read(&mut self, lpn: u64, t_ns: u64, ftl: &mut dyn Ftl) -> Result<ReadOutcome, Error> {
-        self.pages.counters.read_accesses += 1;
-        if let Some(s) = self.pages.slot(lpn) {
-            self.pages.counters.read_hits += 1;
-            self.touch(lpn);
-            let tag = self.pages.tag[s as usize];
-            return Ok(ReadOutcome { done_ns: t_ns, tag: (tag != 0).then_some(tag) });
-        }
-        let r = ftl.read(lpn, t_ns)?;
-        let freed = self.make_room(t_ns, ftl)?;
-        self.insert(lpn, r.tag.unwrap_or(0), false);
-        Ok(ReadOutcome { done_ns: r.done_ns.max(freed), tag: r.tag })
+    /// Every page of the largest group (LRU among ties), in page order.
+    fn victims(&mut self, pages: &PageStore) -> Vec<u32> {
+        let group = self
+            .groups
+            .values()
+            .max_by(|a, b| a.slots.len().cmp(&b.slots.len()).then(b.last_use.cmp(&a.last_use)))
+            .expect("a full buffer has a group");
+        let mut slots = group.slots.clone();
+        slots.sort_by_key(|&s| pages.lpn[s as usize]);
+        slots
     }
 
-    fn write(&mut self, lpn: u64, tag: u32, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error> {
-        self.pages.counters.write_accesses += 1;
-        if let Some(s) = self.pages.slot(lpn) {
-            self.pages.counters.write_hits += 1;
-            self.pages.tag[s as usize] = tag;
-            self.pages.dirty[s as usize] = true;
-            self.touch(lpn);
-            return Ok(t_ns);
-        }
-        let freed = self.make_room(t_ns, ftl)?;
-        self.insert(lpn, tag, true);
-        Ok(freed)
-    }
-
-    fn trim(&mut self, lpn: u64, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error> {
-        if let Some(s) = self.pages.slot(lpn) {
-            self.remove_from_group(lpn, s);
-            self.pages.drop_slot(s);
-        }
-        ftl.trim(lpn, t_ns)
-    }
-
-    fn flush(&mut self, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error> {
-        self.pages.flush_all(t_ns, ftl)
-    }
-
-    fn hits(&self) -> (u64, u64) {
-        self.pages.hits()
-    }
-
-    fn counters(&self) -> Option<super::BufferCounters> {
-        Some(self.pages.counters)
-    }
-
-    fn validate(&self) -> Result<(), String> {
-        self.pages.validate()?;
+    fn validate(&self, pages: &PageStore) -> Result<(), String> {
         let grouped: usize = self.groups.values().map(|g| g.slots.len()).sum();
-        let held = self.pages.lpn.iter().filter(|&&l| l != u64::MAX).count();
+        let held = (0..pages.capacity()).filter(|&s| pages.is_held(s)).count();
         if grouped != held {
             return Err(format!("fab: {grouped} pages in groups, {held} buffered"));
         }
         for (&b, g) in &self.groups {
-            if let Some(&s) = g.slots.iter().find(|&&s| self.pages.lpn[s as usize] / self.ppb != b) {
-                return Err(format!("fab: slot {s} in group {b} holds lpn {}", self.pages.lpn[s as usize]));
+            if let Some(&s) = g.slots.iter().find(|&&s| pages.lpn[s as usize] / self.ppb != b) {
+                return Err(format!("fab: slot {s} in group {b} holds lpn {}", pages.lpn[s as usize]));
             }
         }
         Ok(())
