@@ -19,15 +19,23 @@ const COLORS: [RGBColor; 6] = [
     RGBColor(140, 86, 75),
 ];
 
-/// A line chart with markers, a legend, and y starting at `y_min` (or the data's minimum).
-pub fn line_chart(title: &str, x_label: &str, y_label: &str, lines: &[Line], y_min: Option<f64>) -> String {
+type SvgArea<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
+type DrawResult = Result<(), DrawingAreaErrorKind<std::io::Error>>;
+
+/// Draw into an SVG string of `size` pixels.
+fn render(size: (u32, u32), draw: impl FnOnce(&SvgArea) -> DrawResult) -> String {
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (720, 420)).into_drawing_area();
-        draw_lines(&root, title, x_label, y_label, lines, y_min).expect("drawing into a string cannot fail");
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        draw(&root).expect("drawing into a string cannot fail");
         root.present().expect("drawing into a string cannot fail");
     }
     svg
+}
+
+/// A line chart with markers, a legend, and y starting at `y_min` (or the data's minimum).
+pub fn line_chart(title: &str, x_label: &str, y_label: &str, lines: &[Line], y_min: Option<f64>) -> String {
+    render((720, 420), |root| draw_lines(root, title, x_label, y_label, lines, y_min))
 }
 
 fn bounds(lines: &[Line], y_min: Option<f64>) -> ((f64, f64), (f64, f64)) {
@@ -84,13 +92,7 @@ fn draw_lines<DB: DrawingBackend>(
 
 /// Cumulative distributions: x on a log scale (e.g. latency in µs), y from 0 to 1.
 pub fn cdf_chart(title: &str, x_label: &str, lines: &[Line]) -> String {
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (720, 420)).into_drawing_area();
-        draw_cdf(&root, title, x_label, lines).expect("drawing into a string cannot fail");
-        root.present().expect("drawing into a string cannot fail");
-    }
-    svg
+    render((720, 420), |root| draw_cdf(root, title, x_label, lines))
 }
 
 fn draw_cdf<DB: DrawingBackend>(
@@ -197,14 +199,8 @@ pub struct Bars {
 
 /// A bar chart with category labels on x, a legend, and y from 0.
 pub fn bar_chart(title: &str, y_label: &str, bars: &Bars) -> String {
-    let mut svg = String::new();
-    {
-        let width = (160 + 95 * bars.categories.len().max(4) as u32).clamp(720, 1000);
-        let root = SVGBackend::with_string(&mut svg, (width, 420)).into_drawing_area();
-        draw_bars(&root, title, y_label, bars).expect("drawing into a string cannot fail");
-        root.present().expect("drawing into a string cannot fail");
-    }
-    svg
+    let width = (160 + 95 * bars.categories.len().max(4) as u32).clamp(720, 1000);
+    render((width, 420), |root| draw_bars(root, title, y_label, bars))
 }
 
 fn draw_bars<DB: DrawingBackend>(
