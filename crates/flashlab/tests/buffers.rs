@@ -5,14 +5,13 @@ use flashlab::buffer::{self, BufferConfig};
 use flashlab::device::Device;
 use flashlab::ftl::{self, FtlConfig, FtlSpec};
 use flashlab::nand::{GcUnit, Geometry, Layout};
-use flashlab::units::ByteSize;
 
 /// A 4-page buffer in front of a small page-mapped FTL, verify and check modes on.
 fn device(policy: &str) -> Device {
     let geo = Geometry { channels: 1, chips_per_channel: 1, dies_per_chip: 1, planes_per_die: 1, blocks_per_plane: 32, pages_per_block: 8, page_size: 4096 };
     let cfg = FtlConfig::default();
     let spec = FtlSpec { layout: Layout::new(geo, GcUnit::Block), logical_pages: 128, config: &cfg, verify: true, timing: None };
-    let b = buffer::build(&BufferConfig { policy: policy.into(), dram: ByteSize(4 * 4096) }, &buffer::BufferContext { page_size: 4096, pages_per_block: 8 }).unwrap();
+    let b = buffer::build(&BufferConfig::dram(policy, 4 * 4096), &buffer::BufferContext { page_size: 4096, pages_per_block: 8 }).unwrap();
     Device::new(b, ftl::build(&spec).unwrap(), 4096, true, true)
 }
 
@@ -86,7 +85,7 @@ fn lru_thrashes_on_a_loop_one_page_too_large() {
 
 #[test]
 fn buffers_need_a_dram_size() {
-    let err = buffer::build(&BufferConfig { policy: "lru".into(), dram: ByteSize(0) }, &buffer::BufferContext { page_size: 4096, pages_per_block: 8 }).err().unwrap().to_string();
+    let err = buffer::build(&BufferConfig::dram("lru", 0), &buffer::BufferContext { page_size: 4096, pages_per_block: 8 }).err().unwrap().to_string();
     assert!(err.contains("buffer.dram"), "{err}");
 }
 

@@ -8,7 +8,6 @@ use flashlab::buffer::{self, BufferConfig};
 use flashlab::device::Device;
 use flashlab::ftl::{self, gc, FtlConfig, FtlSpec, Striping};
 use flashlab::nand::{GcUnit, Geometry, Layout, TimingParams};
-use flashlab::units::ByteSize;
 use proptest::prelude::*;
 
 #[derive(Clone, Debug)]
@@ -26,33 +25,52 @@ fn geometry() -> Geometry {
 
 const LOGICAL: u64 = 640;
 
-/// Every combination the registries offer (and the layouts it makes sense on).
+/// Every mapping x GC x layout the registries offer, each with a buffer in front. Every buffer
+/// runs in front of every GC policy on page mapping (block units, full striping); elsewhere the
+/// buffers take turns, which keeps the test time flat as policies are added.
 fn combos() -> Vec<(String, String, String, GcUnit, Striping)> {
+    let buffers = buffer::names();
     let mut v = Vec::new();
+    let mut turn = 0;
     for m in ftl::mapping_names() {
         for g in gc::names() {
-            for b in buffer::names() {
-                let layouts: &[(GcUnit, Striping)] = if m == "wadpm" {
-                    // WADPM fixes the plane by address (block units, LPN mod planes).
-                    &[(GcUnit::Block, Striping::Full)]
-                } else if m == "block" || m == "bast" || m == "fast" {
-                    // Hybrid schemes: block units, plane fixed by address.
-                    &[(GcUnit::Block, Striping::Full), (GcUnit::Block, Striping::None)]
+            let layouts: &[(GcUnit, Striping)] = if m == "wadpm" {
+                // WADPM fixes the plane by address (block units, LPN mod planes).
+                &[(GcUnit::Block, Striping::Full)]
+            } else if m == "block" || m == "bast" || m == "fast" {
+                // Hybrid schemes: block units, plane fixed by address.
+                &[(GcUnit::Block, Striping::Full), (GcUnit::Block, Striping::None)]
+            } else {
+                &[
+                    (GcUnit::Block, Striping::Full),
+                    (GcUnit::Block, Striping::None),
+                    (GcUnit::Block, Striping::Dynamic),
+                    (GcUnit::Line, Striping::Full),
+                ]
+            };
+            for &(unit, striping) in layouts {
+                if m == "page" && unit == GcUnit::Block && striping == Striping::Full {
+                    for b in &buffers {
+                        v.push((m.to_string(), g.to_string(), b.to_string(), unit, striping));
+                    }
                 } else {
-                    &[
-                        (GcUnit::Block, Striping::Full),
-                        (GcUnit::Block, Striping::None),
-                        (GcUnit::Block, Striping::Dynamic),
-                        (GcUnit::Line, Striping::Full),
-                    ]
-                };
-                for &(unit, striping) in layouts {
-                    v.push((m.to_string(), g.to_string(), b.to_string(), unit, striping));
+                    v.push((m.to_string(), g.to_string(), buffers[turn % buffers.len()].to_string(), unit, striping));
+                    turn += 1;
                 }
             }
         }
     }
     v
+}
+
+#[test]
+fn every_buffer_meets_every_gc_policy() {
+    let c = combos();
+    for b in buffer::names() {
+        for g in gc::names() {
+            assert!(c.iter().any(|x| x.1 == g && x.2 == b), "{b} never runs in front of {g}");
+        }
+    }
 }
 
 fn device(mapping: &str, gc: &str, buf: &str, unit: GcUnit, striping: Striping) -> Device {
@@ -70,8 +88,13 @@ fn device(mapping: &str, gc: &str, buf: &str, unit: GcUnit, striping: Striping) 
     let timing = (striping == Striping::Dynamic || mapping == "wadpm" || mapping == "dftl").then_some(&timing);
     let spec = FtlSpec { layout, logical_pages: logical, config: &cfg, verify: true, timing };
     let f = ftl::build(&spec).unwrap_or_else(|e| panic!("{mapping}/{gc}/{unit:?}/{striping:?}: {e}"));
-    // A 16-page buffer: small enough that evictions and write-backs happen all the time.
-    let b = buffer::build(&BufferConfig { policy: buf.into(), dram: ByteSize(16 * 4096) }, &buffer::BufferContext { page_size: 4096, pages_per_block: 8 }).expect("buffer");
+    // A 16-page buffer (+ 12 pages of NVRAM for the two-memory policies): small enough that
+    // evictions, migrations and write-backs happen all the time.
+    let mut bc = BufferConfig::dram(buf, 16 * 4096);
+    if buf == "cbm" || buf == "dwb" {
+        bc.nvram = flashlab::units::ByteSize(12 * 4096);
+    }
+    let b = buffer::build(&bc, &buffer::BufferContext { page_size: 4096, pages_per_block: 8 }).expect("buffer");
     Device::new(b, f, 4096, true, true)
 }
 

@@ -2,7 +2,7 @@
 //! evict, the hand sweeps the slots in order, clearing set bits, and takes the first page whose
 //! bit is clear (written down if dirty). Read misses insert clean pages.
 
-use super::pages::{Buffered, EvictPolicy, PageStore};
+use super::pages::{Buffered, Entry, EvictPolicy, PageStore};
 use super::{BufferConfig, BufferContext, WriteBuffer};
 use crate::error::Error;
 
@@ -12,30 +12,35 @@ pub struct Clock {
 }
 
 pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuffer>, Error> {
-    let slots = cfg.dram_pages(ctx.page_size)?;
-    Ok(Box::new(Buffered { pages: PageStore::new(slots), policy: Clock { referenced: vec![false; slots as usize], hand: 0 } }))
+    let pages = cfg.single_store(ctx)?;
+    let policy = Clock { referenced: vec![false; pages.capacity() as usize], hand: 0 };
+    Ok(Box::new(Buffered::new(pages, policy)))
+}
+
+/// The CLOCK hand over slots: clear set bits until a clear one; that slot is the victim and
+/// the hand stops just past it.
+pub fn sweep(referenced: &mut [bool], hand: &mut u32) -> u32 {
+    let n = referenced.len() as u32;
+    loop {
+        let s = *hand;
+        *hand = (*hand + 1) % n;
+        if !std::mem::replace(&mut referenced[s as usize], false) {
+            return s;
+        }
+    }
 }
 
 impl EvictPolicy for Clock {
-    fn on_insert(&mut self, slot: u32, _lpn: u64) {
+    fn on_insert(&mut self, slot: u32, _lpn: u64, _how: Entry) {
         self.referenced[slot as usize] = false;
     }
-    fn on_hit(&mut self, slot: u32, _lpn: u64) {
+    fn on_hit(&mut self, slot: u32, _lpn: u64, _write: bool) {
         self.referenced[slot as usize] = true;
     }
     fn on_remove(&mut self, slot: u32, _lpn: u64) {
         self.referenced[slot as usize] = false;
     }
-    fn victims(&mut self, pages: &PageStore) -> Vec<u32> {
-        let n = pages.capacity();
-        loop {
-            let s = self.hand;
-            self.hand = (self.hand + 1) % n;
-            if self.referenced[s as usize] {
-                self.referenced[s as usize] = false;
-            } else {
-                return vec![s];
-            }
-        }
+    fn victims(&mut self, _pages: &PageStore) -> Vec<u32> {
+        vec![sweep(&mut self.referenced, &mut self.hand)]
     }
 }

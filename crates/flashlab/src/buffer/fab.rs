@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use super::pages::{Buffered, EvictPolicy, PageStore};
+use super::pages::{Buffered, Entry, EvictPolicy, PageStore};
 use super::{BufferConfig, BufferContext, WriteBuffer};
 use crate::error::Error;
 
@@ -28,18 +28,18 @@ pub struct Fab {
 pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuffer>, Error> {
     assert!(ctx.pages_per_block > 0);
     let fab = Fab { ppb: ctx.pages_per_block, groups: BTreeMap::new(), clock: 0 };
-    Ok(Box::new(Buffered { pages: PageStore::new(cfg.dram_pages(ctx.page_size)?), policy: fab }))
+    Ok(Box::new(Buffered::new(cfg.single_store(ctx)?, fab)))
 }
 
 impl EvictPolicy for Fab {
-    fn on_insert(&mut self, slot: u32, lpn: u64) {
+    fn on_insert(&mut self, slot: u32, lpn: u64, _how: Entry) {
         self.clock += 1;
         let g = self.groups.entry(lpn / self.ppb).or_default();
         g.slots.push(slot);
         g.last_use = self.clock;
     }
 
-    fn on_hit(&mut self, _slot: u32, lpn: u64) {
+    fn on_hit(&mut self, _slot: u32, lpn: u64, _write: bool) {
         self.clock += 1;
         if let Some(g) = self.groups.get_mut(&(lpn / self.ppb)) {
             g.last_use = self.clock;

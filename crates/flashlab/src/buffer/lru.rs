@@ -1,7 +1,7 @@
 //! LRU write buffer: page granular, write-back; reads and writes both cached (read misses
 //! insert clean pages); the least recently used page is evicted, written down if dirty.
 
-use super::pages::{Buffered, EvictPolicy, PageStore};
+use super::pages::{Buffered, Entry, EvictPolicy, PageStore};
 use super::{BufferConfig, BufferContext, WriteBuffer};
 use crate::error::Error;
 use crate::ftl::gc::seglist::{SegLists, NIL};
@@ -12,15 +12,22 @@ pub struct Lru {
 }
 
 pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuffer>, Error> {
-    let slots = cfg.dram_pages(ctx.page_size)?;
-    Ok(Box::new(Buffered { pages: PageStore::new(slots), policy: Lru { order: SegLists::new(1, slots as usize) } }))
+    let pages = cfg.single_store(ctx)?;
+    let policy = Lru::new(pages.capacity());
+    Ok(Box::new(Buffered::new(pages, policy)))
+}
+
+impl Lru {
+    pub fn new(slots: u32) -> Self {
+        Lru { order: SegLists::new(1, slots as usize) }
+    }
 }
 
 impl EvictPolicy for Lru {
-    fn on_insert(&mut self, slot: u32, _lpn: u64) {
+    fn on_insert(&mut self, slot: u32, _lpn: u64, _how: Entry) {
         self.order.push_back(0, slot);
     }
-    fn on_hit(&mut self, slot: u32, _lpn: u64) {
+    fn on_hit(&mut self, slot: u32, _lpn: u64, _write: bool) {
         self.order.unlink(0, slot);
         self.order.push_back(0, slot);
     }

@@ -1,11 +1,19 @@
-//! Buffer layer: an SSD write buffer between the host interface and the FTL, page granular.
-//! One policy per file behind [`WriteBuffer`], registered in [`BUFFERS`]: `none` (every page
-//! goes straight to the FTL), `lru`, `clock`, `fab`. Policies decide what to keep and what to evict;
-//! the slots, write-back and fetch mechanics are shared (`pages.rs`); the FTL below is reached
-//! only through the `ftl` argument, so flushes are ordinary FTL writes.
+//! Buffer layer: an SSD write buffer between the host interface and the FTL, page granular,
+//! in DRAM, NVRAM, or both. One policy per file behind [`WriteBuffer`], registered in
+//! [`BUFFERS`]. Policies decide what to keep and what to evict; the slots, write-back, fetch,
+//! migration and merge mechanics are shared (`pages.rs` for one memory, `dual.rs` for DRAM +
+//! NVRAM); the FTL below is reached only through the `ftl` argument, so flushes are ordinary
+//! FTL writes and erases and WAF respond to the buffer.
 
+pub mod blockclock;
+pub mod bplru;
+pub mod cbm;
 pub mod clock;
+pub mod dual;
+pub mod dwb;
 pub mod fab;
+pub mod groups;
+pub mod lbclock;
 pub mod lru;
 pub mod none;
 pub mod pages;
@@ -16,7 +24,7 @@ use crate::error::Error;
 use crate::ftl::{Ftl, ReadOutcome};
 use crate::units::ByteSize;
 
-pub use pages::BufferCounters;
+use pages::PageStore;
 
 pub trait WriteBuffer: Send {
     fn read(&mut self, lpn: u64, t_ns: u64, ftl: &mut dyn Ftl) -> Result<ReadOutcome, Error>;
@@ -24,18 +32,58 @@ pub trait WriteBuffer: Send {
     fn trim(&mut self, lpn: u64, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error>;
     /// Write every dirty page down (end of run, flush command).
     fn flush(&mut self, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error>;
-    /// Page hits and page accesses so far.
-    fn hits(&self) -> (u64, u64) {
-        (0, 0)
-    }
     /// Hits by reads and writes, pages written down (buffers that hold pages).
     fn counters(&self) -> Option<BufferCounters> {
         None
+    }
+    /// Page hits and page accesses so far.
+    fn hits(&self) -> (u64, u64) {
+        self.counters().map_or((0, 0), |c| (c.read_hits + c.write_hits, c.read_accesses + c.write_accesses))
+    }
+    /// (pages written down together, times) per eviction or flush, ascending by size.
+    fn flush_batches(&self) -> Vec<(u64, u64)> {
+        Vec::new()
+    }
+    /// Acknowledged writes held only in volatile memory now: what a power failure would lose.
+    fn exposed(&self) -> u64 {
+        0
+    }
+    /// Power fails now: the pages lost (dirty in DRAM) and the pages NVRAM keeps. The buffer
+    /// is not changed; the run ends after a crash.
+    fn crash(&mut self) -> CrashImage {
+        CrashImage::default()
     }
     /// Cross-check internal structures (check mode).
     fn validate(&self) -> Result<(), String> {
         Ok(())
     }
+}
+
+/// What a power failure leaves: (lpn, version) pairs, in page order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CrashImage {
+    /// Acknowledged writes held dirty in DRAM only.
+    pub lost: Vec<(u64, u32)>,
+    /// Pages held in NVRAM (they survive and take precedence over flash at restart).
+    pub kept: Vec<(u64, u32)>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct BufferCounters {
+    pub read_hits: u64,
+    pub read_accesses: u64,
+    pub write_hits: u64,
+    pub write_accesses: u64,
+    /// Pages written down to the FTL (evictions, merges, padding and flushes).
+    pub flushed_pages: u64,
+    /// Of those, pages read from flash and written back to fill a block (BPLRU padding).
+    pub padded_pages: u64,
+    /// Dirty pages moved from DRAM to NVRAM (DWB).
+    pub migrated_pages: u64,
+    /// Dirty DRAM pages written down with an NVRAM victim of their block (DWB), left clean.
+    pub merged_dirty_pages: u64,
+    /// Clean DRAM pages written down with an NVRAM victim of their block (CBM).
+    pub merged_clean_pages: u64,
 }
 
 /// `[buffer]` section.
@@ -44,22 +92,56 @@ pub trait WriteBuffer: Send {
 pub struct BufferConfig {
     #[serde(default = "d_policy")]
     pub policy: String,
-    /// DRAM buffer capacity (policies other than `none`).
+    /// DRAM capacity (volatile).
     #[serde(default)]
     pub dram: ByteSize,
+    /// NVRAM capacity (survives power loss). `cbm` and `dwb` use both memories; the other
+    /// policies keep one: give `dram` or `nvram`.
+    #[serde(default)]
+    pub nvram: ByteSize,
+    /// BPLRU page padding.
+    #[serde(default = "d_true")]
+    pub padding: bool,
+    /// CBM: pages of a block in the Page Region that move it to the Block Region (default half
+    /// a block).
+    #[serde(default)]
+    pub block_threshold: Option<u32>,
 }
 
 impl BufferConfig {
-    /// DRAM capacity in pages; at least one page for a policy that holds pages.
-    pub fn dram_pages(&self, page_size: u64) -> Result<u32, Error> {
-        let pages = self.dram.0 / page_size;
+    /// A policy of the given name with a DRAM of `dram` bytes, other fields default.
+    pub fn dram(policy: &str, dram: u64) -> Self {
+        BufferConfig { policy: policy.into(), dram: ByteSize(dram), ..Default::default() }
+    }
+
+    fn pages(&self, key: &str, bytes: u64, page_size: u64) -> Result<u32, Error> {
+        let pages = bytes / page_size;
         if pages == 0 || pages > u32::MAX as u64 - 1 {
             return Err(Error::config(
-                "buffer.dram",
-                format!("policy `{}` needs a DRAM size of at least one {page_size}-byte page (e.g. dram = \"16MiB\")", self.policy),
+                key,
+                format!("policy `{}` needs a {key} size of at least one {page_size}-byte page (e.g. {} = \"16MiB\")", self.policy, &key[7..]),
             ));
         }
         Ok(pages as u32)
+    }
+
+    /// The one memory of a single-memory policy: DRAM, or NVRAM when only `nvram` is set.
+    pub fn single_store(&self, ctx: &BufferContext) -> Result<PageStore, Error> {
+        match (self.dram.0, self.nvram.0) {
+            (d, 0) => Ok(PageStore::new(self.pages("buffer.dram", d, ctx.page_size)?)),
+            (0, n) => Ok(PageStore::new(self.pages("buffer.nvram", n, ctx.page_size)?).non_volatile()),
+            _ => Err(Error::config(
+                "buffer.nvram",
+                format!("policy `{}` keeps one memory: set `dram` or `nvram`, not both (cbm and dwb use both)", self.policy),
+            )),
+        }
+    }
+
+    /// DRAM and NVRAM of a two-memory policy (CBM, DWB).
+    pub fn dual_stores(&self, ctx: &BufferContext) -> Result<(PageStore, PageStore), Error> {
+        let dram = self.pages("buffer.dram", self.dram.0, ctx.page_size)?;
+        let nvram = self.pages("buffer.nvram", self.nvram.0, ctx.page_size)?;
+        Ok((PageStore::new(dram), PageStore::new(nvram).non_volatile()))
     }
 }
 
@@ -67,9 +149,13 @@ fn d_policy() -> String {
     "none".into()
 }
 
+fn d_true() -> bool {
+    true
+}
+
 impl Default for BufferConfig {
     fn default() -> Self {
-        BufferConfig { policy: d_policy(), dram: ByteSize(0) }
+        BufferConfig { policy: d_policy(), dram: ByteSize(0), nvram: ByteSize(0), padding: true, block_threshold: None }
     }
 }
 
@@ -92,9 +178,13 @@ pub struct BufferEntry {
 
 pub const BUFFERS: &[BufferEntry] = &[
     BufferEntry { name: "none", about: "no buffer: every page goes to the FTL", build: none::build },
-    BufferEntry { name: "lru", about: "page LRU, write-back, reads cached ([buffer] dram)", build: lru::build },
-    BufferEntry { name: "clock", about: "page CLOCK (second chance), write-back, reads cached ([buffer] dram)", build: clock::build },
+    BufferEntry { name: "lru", about: "page LRU, write-back, reads cached ([buffer] dram or nvram)", build: lru::build },
+    BufferEntry { name: "clock", about: "page CLOCK (second chance), write-back, reads cached", build: clock::build },
     BufferEntry { name: "fab", about: "FAB: evict the flash block with the most buffered pages, LRU among ties (Jo et al. 2006)", build: fab::build },
+    BufferEntry { name: "lb-clock", about: "LB-CLOCK: block CLOCK, recency then block utilization; write cache (Debnath et al. 2009)", build: lbclock::build },
+    BufferEntry { name: "bplru", about: "BPLRU: block LRU with page padding and LRU compensation; write cache (Kim & Ahn 2008)", build: bplru::build },
+    BufferEntry { name: "cbm", about: "CBM: DRAM read cache + NVRAM write buffer in page/block regions (Wei et al. 2014) ([buffer] dram + nvram)", build: cbm::build },
+    BufferEntry { name: "dwb", about: "DWB: D-CLOCK in DRAM, dirty-first migration to NV-CLOCK in NVRAM (Han et al. 2016) ([buffer] dram + nvram)", build: dwb::build },
 ];
 
 pub fn names() -> Vec<&'static str> {

@@ -1,24 +1,45 @@
 //! The buffer mechanism every page-holding policy shares: the slots (which logical pages are
 //! held, with their version tag and dirty flag), hits and misses, write-back on eviction and
-//! flush, fetch on a read miss (the page is inserted clean), trims, counters split by reads and
-//! writes. Policy decides, mechanism acts: an [`EvictPolicy`] only hears about inserts, hits
-//! and removals and names the victims when the buffer is full; [`Buffered`] does the rest.
+//! flush, fetch on a read miss (the page is inserted clean when the policy caches reads), BPLRU
+//! page padding, trims, counters split by reads and writes, flush batch sizes, power-loss
+//! exposure and the crash image. Policy decides, mechanism acts: an [`EvictPolicy`] only hears
+//! about inserts, hits and removals and names the victims when the buffer is full; [`Buffered`]
+//! (one memory) and [`super::dual::Dual`] (DRAM + NVRAM) do the rest.
 
 use std::collections::HashMap;
 
-use super::{BufferCounters as Counters, WriteBuffer};
+use super::{BufferCounters as Counters, CrashImage, WriteBuffer};
 use crate::error::Error;
 use crate::ftl::{Ftl, ReadOutcome};
+
+/// How a page enters a store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Entry {
+    /// Fetched by a read miss (clean).
+    Read,
+    /// Written by the host (dirty).
+    Write,
+    /// Moved from DRAM to NVRAM by the buffer itself (dirty; not a host access).
+    Migrate,
+}
+
+impl Entry {
+    pub fn dirty(self) -> bool {
+        self != Entry::Read
+    }
+}
 
 /// What a buffer policy decides.
 pub trait EvictPolicy: Send {
     /// `lpn` was put in `slot`.
-    fn on_insert(&mut self, slot: u32, lpn: u64);
-    /// `lpn` in `slot` was read or written again.
-    fn on_hit(&mut self, slot: u32, lpn: u64);
-    /// `lpn` leaves `slot` (evicted or trimmed).
+    fn on_insert(&mut self, slot: u32, lpn: u64, how: Entry);
+    /// `lpn` in `slot` was read (`write` false) or written again.
+    fn on_hit(&mut self, slot: u32, lpn: u64, write: bool);
+    /// `lpn` leaves `slot` (evicted, migrated or trimmed).
     fn on_remove(&mut self, slot: u32, lpn: u64);
-    /// The buffer is full: the slots to evict now (at least one), in write-back order.
+    /// `slot`'s page was written down and stays buffered, clean (DWB's merged DRAM pages).
+    fn on_cleaned(&mut self, _slot: u32) {}
+    /// The store is full: the slots to evict now (at least one), in write-back order.
     fn victims(&mut self, pages: &PageStore) -> Vec<u32>;
     /// Cross-check the policy's structures against the slots (check mode).
     fn validate(&self, _pages: &PageStore) -> Result<(), String> {
@@ -26,59 +47,123 @@ pub trait EvictPolicy: Send {
     }
 }
 
-/// A page-holding write buffer: the shared mechanism around a policy.
+/// Pages written down per eviction (or per flush command): `sizes[n]` = batches of n pages.
+#[derive(Clone, Debug, Default)]
+pub struct FlushLog {
+    sizes: Vec<u64>,
+}
+
+impl FlushLog {
+    pub fn record(&mut self, pages: u64) {
+        if pages == 0 {
+            return;
+        }
+        let n = pages as usize;
+        if self.sizes.len() <= n {
+            self.sizes.resize(n + 1, 0);
+        }
+        self.sizes[n] += 1;
+    }
+    /// (batch size, count) for every size seen, ascending.
+    pub fn histogram(&self) -> Vec<(u64, u64)> {
+        self.sizes.iter().enumerate().filter(|(_, &c)| c > 0).map(|(n, &c)| (n as u64, c)).collect()
+    }
+}
+
+/// A page-holding write buffer in one memory (DRAM, or NVRAM when `[buffer] nvram` is given
+/// instead): the shared mechanism around a policy.
 pub struct Buffered<P> {
     pub pages: PageStore,
     pub policy: P,
+    /// Read misses insert the page (clean); write-only buffers (BPLRU, LB-CLOCK) leave it out.
+    caches_reads: bool,
+    /// BPLRU page padding: an evicted block's missing pages are read from flash and written
+    /// along, so the block goes down whole (`pages_per_block`).
+    pad: Option<u64>,
+    counters: Counters,
+    log: FlushLog,
 }
 
 impl<P: EvictPolicy> Buffered<P> {
+    pub fn new(pages: PageStore, policy: P) -> Self {
+        Buffered { pages, policy, caches_reads: true, pad: None, counters: Counters::default(), log: FlushLog::default() }
+    }
+    /// Read misses are served from flash without entering the buffer.
+    pub fn write_only(mut self) -> Self {
+        self.caches_reads = false;
+        self
+    }
+    /// Pad evicted blocks of `pages_per_block` pages with their missing pages from flash.
+    pub fn padding(mut self, pages_per_block: u64) -> Self {
+        self.pad = Some(pages_per_block);
+        self
+    }
+
     fn make_room(&mut self, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error> {
         if !self.pages.is_full() {
             return Ok(t_ns);
         }
         let victims = self.policy.victims(&self.pages);
         assert!(!victims.is_empty(), "a full buffer's policy named no victim");
+        let before = self.pages.written;
         let mut done = t_ns;
+        let first = self.pages.lpn[victims[0] as usize];
         for s in victims {
             self.policy.on_remove(s, self.pages.lpn[s as usize]);
             done = done.max(self.pages.evict(s, t_ns, ftl)?);
         }
+        let mut batch = self.pages.written - before;
+        if let Some(ppb) = self.pad.filter(|_| batch > 0) {
+            let block = first / ppb;
+            for lpn in block * ppb..((block + 1) * ppb).min(ftl.logical_pages()) {
+                if self.pages.slot(lpn).is_some() {
+                    continue;
+                }
+                let r = ftl.read(lpn, t_ns)?;
+                if let Some(tag) = r.tag {
+                    done = done.max(ftl.write(lpn, tag, r.done_ns)?);
+                    self.counters.padded_pages += 1;
+                    batch += 1;
+                }
+            }
+        }
+        self.log.record(batch);
         Ok(done)
     }
 
-    fn insert(&mut self, lpn: u64, tag: u32, dirty: bool) {
-        let s = self.pages.insert(lpn, tag, dirty);
-        self.policy.on_insert(s, lpn);
+    fn insert(&mut self, lpn: u64, tag: u32, how: Entry) {
+        let s = self.pages.insert(lpn, tag, how.dirty());
+        self.policy.on_insert(s, lpn, how);
     }
 }
 
 impl<P: EvictPolicy> WriteBuffer for Buffered<P> {
     fn read(&mut self, lpn: u64, t_ns: u64, ftl: &mut dyn Ftl) -> Result<ReadOutcome, Error> {
-        self.pages.counters.read_accesses += 1;
+        self.counters.read_accesses += 1;
         if let Some(s) = self.pages.slot(lpn) {
-            self.pages.counters.read_hits += 1;
-            self.policy.on_hit(s, lpn);
-            let tag = self.pages.tag[s as usize];
-            return Ok(ReadOutcome { done_ns: t_ns, tag: (tag != 0).then_some(tag) });
+            self.counters.read_hits += 1;
+            self.policy.on_hit(s, lpn, false);
+            return Ok(self.pages.outcome(s, t_ns));
         }
         let r = ftl.read(lpn, t_ns)?;
+        if !self.caches_reads {
+            return Ok(r);
+        }
         let freed = self.make_room(t_ns, ftl)?;
-        self.insert(lpn, r.tag.unwrap_or(0), false);
+        self.insert(lpn, r.tag.unwrap_or(0), Entry::Read);
         Ok(ReadOutcome { done_ns: r.done_ns.max(freed), tag: r.tag })
     }
 
     fn write(&mut self, lpn: u64, tag: u32, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error> {
-        self.pages.counters.write_accesses += 1;
+        self.counters.write_accesses += 1;
         if let Some(s) = self.pages.slot(lpn) {
-            self.pages.counters.write_hits += 1;
-            self.pages.tag[s as usize] = tag;
-            self.pages.dirty[s as usize] = true;
-            self.policy.on_hit(s, lpn);
+            self.counters.write_hits += 1;
+            self.pages.overwrite(s, tag);
+            self.policy.on_hit(s, lpn, true);
             return Ok(t_ns);
         }
         let freed = self.make_room(t_ns, ftl)?;
-        self.insert(lpn, tag, true);
+        self.insert(lpn, tag, Entry::Write);
         Ok(freed)
     }
 
@@ -91,15 +176,28 @@ impl<P: EvictPolicy> WriteBuffer for Buffered<P> {
     }
 
     fn flush(&mut self, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error> {
-        self.pages.flush_all(t_ns, ftl)
-    }
-
-    fn hits(&self) -> (u64, u64) {
-        self.pages.hits()
+        let before = self.pages.written;
+        let done = self.pages.flush_all(t_ns, ftl)?;
+        self.log.record(self.pages.written - before);
+        Ok(done)
     }
 
     fn counters(&self) -> Option<Counters> {
-        Some(self.pages.counters)
+        Some(Counters { flushed_pages: self.pages.written + self.counters.padded_pages, ..self.counters })
+    }
+
+    fn flush_batches(&self) -> Vec<(u64, u64)> {
+        self.log.histogram()
+    }
+
+    fn exposed(&self) -> u64 {
+        self.pages.exposed()
+    }
+
+    fn crash(&mut self) -> CrashImage {
+        let mut image = CrashImage::default();
+        self.pages.crash_into(&mut image);
+        image
     }
 
     fn validate(&self) -> Result<(), String> {
@@ -110,23 +208,19 @@ impl<P: EvictPolicy> WriteBuffer for Buffered<P> {
 
 pub const NIL: u32 = u32::MAX;
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct BufferCounters {
-    pub read_hits: u64,
-    pub read_accesses: u64,
-    pub write_hits: u64,
-    pub write_accesses: u64,
-    /// Dirty pages written down to the FTL (evictions and flushes).
-    pub flushed_pages: u64,
-}
-
+/// Page slots of one memory.
 pub struct PageStore {
     pub lpn: Vec<u64>,
     pub tag: Vec<u32>,
     pub dirty: Vec<bool>,
     slot_of: HashMap<u64, u32>,
     free: Vec<u32>,
-    pub counters: BufferCounters,
+    /// Pages held dirty now.
+    dirty_pages: u64,
+    /// Dirty pages written down so far.
+    pub written: u64,
+    /// DRAM (contents lost on power failure) or NVRAM.
+    pub volatile: bool,
 }
 
 impl PageStore {
@@ -139,12 +233,27 @@ impl PageStore {
             dirty: vec![false; n],
             slot_of: HashMap::with_capacity(n),
             free: (0..slots).rev().collect(),
-            counters: BufferCounters::default(),
+            dirty_pages: 0,
+            written: 0,
+            volatile: true,
         }
+    }
+
+    /// The same, in non-volatile memory.
+    pub fn non_volatile(mut self) -> Self {
+        self.volatile = false;
+        self
     }
 
     pub fn capacity(&self) -> u32 {
         self.lpn.len() as u32
+    }
+    /// Pages held.
+    pub fn len(&self) -> usize {
+        self.slot_of.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.slot_of.is_empty()
     }
     /// Is `slot` holding a page?
     pub fn is_held(&self, s: u32) -> bool {
@@ -153,8 +262,23 @@ impl PageStore {
     pub fn is_full(&self) -> bool {
         self.free.is_empty()
     }
+    #[inline]
     pub fn slot(&self, lpn: u64) -> Option<u32> {
         self.slot_of.get(&lpn).copied()
+    }
+    /// Dirty pages that a power failure would lose (0 in NVRAM).
+    pub fn exposed(&self) -> u64 {
+        if self.volatile {
+            self.dirty_pages
+        } else {
+            0
+        }
+    }
+
+    /// A read served from slot `s`.
+    pub fn outcome(&self, s: u32, t_ns: u64) -> ReadOutcome {
+        let tag = self.tag[s as usize];
+        ReadOutcome { done_ns: t_ns, tag: (tag != 0).then_some(tag) }
     }
 
     /// Put `lpn` into a free slot.
@@ -163,9 +287,19 @@ impl PageStore {
         self.lpn[s as usize] = lpn;
         self.tag[s as usize] = tag;
         self.dirty[s as usize] = dirty;
+        self.dirty_pages += dirty as u64;
         let old = self.slot_of.insert(lpn, s);
         assert!(old.is_none(), "lpn {lpn} buffered twice");
         s
+    }
+
+    /// A host write to the page in slot `s`.
+    pub fn overwrite(&mut self, s: u32, tag: u32) {
+        self.tag[s as usize] = tag;
+        if !self.dirty[s as usize] {
+            self.dirty[s as usize] = true;
+            self.dirty_pages += 1;
+        }
     }
 
     /// Empty slot `s`, writing it down first if dirty; returns when the write completes.
@@ -175,12 +309,15 @@ impl PageStore {
         Ok(done)
     }
 
-    /// Forget slot `s` without writing it (its page was trimmed).
-    pub fn drop_slot(&mut self, s: u32) {
+    /// Forget slot `s` without writing it (trimmed, migrated, or lost); returns its (lpn, tag).
+    pub fn drop_slot(&mut self, s: u32) -> (u64, u32) {
         let lpn = std::mem::replace(&mut self.lpn[s as usize], u64::MAX);
         self.slot_of.remove(&lpn);
-        self.dirty[s as usize] = false;
+        if std::mem::replace(&mut self.dirty[s as usize], false) {
+            self.dirty_pages -= 1;
+        }
         self.free.push(s);
+        (lpn, self.tag[s as usize])
     }
 
     /// Write slot `s` down if dirty; it stays cached, clean.
@@ -189,25 +326,35 @@ impl PageStore {
             return Ok(t_ns);
         }
         self.dirty[s as usize] = false;
-        self.counters.flushed_pages += 1;
+        self.dirty_pages -= 1;
+        self.written += 1;
         ftl.write(self.lpn[s as usize], self.tag[s as usize], t_ns)
     }
 
-    /// Every dirty slot, in slot order (deterministic), written down.
+    /// Every dirty slot, in page order (sequential for the FTL, deterministic), written down.
     pub fn flush_all(&mut self, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error> {
+        let mut dirty: Vec<u32> = (0..self.capacity()).filter(|&s| self.dirty[s as usize]).collect();
+        dirty.sort_unstable_by_key(|&s| self.lpn[s as usize]);
         let mut done = t_ns;
-        for s in 0..self.capacity() {
-            if self.lpn[s as usize] != u64::MAX {
-                done = done.max(self.clean(s, t_ns, ftl)?);
-            }
+        for s in dirty {
+            done = done.max(self.clean(s, t_ns, ftl)?);
         }
         Ok(done)
     }
 
-    /// Page hits and accesses.
-    pub fn hits(&self) -> (u64, u64) {
-        let c = &self.counters;
-        (c.read_hits + c.write_hits, c.read_accesses + c.write_accesses)
+    /// Power fails: DRAM's dirty pages are lost, NVRAM's pages survive. Adds to `image`, in
+    /// page order.
+    pub fn crash_into(&self, image: &mut CrashImage) {
+        let mut held: Vec<u32> = self.slot_of.values().copied().collect();
+        held.sort_unstable_by_key(|&s| self.lpn[s as usize]);
+        for s in held {
+            let page = (self.lpn[s as usize], self.tag[s as usize]);
+            if !self.volatile {
+                image.kept.push(page);
+            } else if self.dirty[s as usize] {
+                image.lost.push(page);
+            }
+        }
     }
 
     pub fn validate(&self) -> Result<(), String> {
@@ -219,6 +366,10 @@ impl PageStore {
             if self.lpn[s as usize] != lpn {
                 return Err(format!("buffer: lpn {lpn} maps to slot {s} holding {}", self.lpn[s as usize]));
             }
+        }
+        let dirty = self.dirty.iter().filter(|&&d| d).count() as u64;
+        if dirty != self.dirty_pages {
+            return Err(format!("buffer: {dirty} dirty slots, {} counted", self.dirty_pages));
         }
         Ok(())
     }

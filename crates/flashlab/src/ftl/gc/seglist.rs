@@ -48,6 +48,20 @@ impl SegLists {
         self.tail[list] = seg;
     }
 
+    /// Put `seg` (in no list) at the head of `list`.
+    #[inline]
+    pub fn push_front(&mut self, list: usize, seg: u32) {
+        let h = self.head[list];
+        self.next[seg as usize] = h;
+        self.prev[seg as usize] = NIL;
+        if h == NIL {
+            self.tail[list] = seg;
+        } else {
+            self.prev[h as usize] = seg;
+        }
+        self.head[list] = seg;
+    }
+
     /// Remove `seg` from `list`, the list it is in.
     #[inline]
     pub fn unlink(&mut self, list: usize, seg: u32) {
@@ -99,5 +113,10 @@ mod tests {
         assert_eq!((l.tail(0), l.prev(5)), (5, 4));
         l.unlink(1, 3);
         assert_eq!((l.head(1), l.tail(1)), (1, 1));
+        l.push_front(1, 3);
+        l.push_front(0, 0);
+        assert_eq!(items(&l, 1), [3, 1]);
+        assert_eq!(items(&l, 0), [0, 4, 5]);
+        assert_eq!(l.prev(4), 0);
     }
 }

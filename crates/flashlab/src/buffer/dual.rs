@@ -1,0 +1,237 @@
+//! The two-memory buffer mechanism (DRAM + NVRAM) behind CBM and DWB: a DRAM policy and an
+//! NVRAM policy (each an [`EvictPolicy`]) decide; [`Dual`] holds the pages, serves hits from
+//! either memory, fetches read misses into DRAM, migrates dirty DRAM victims to NVRAM, and when
+//! NVRAM is full writes the NVRAM victim block down together with the same-block DRAM pages
+//! (dirty ones always, which then stay cached clean; clean ones too under CBM's rule). A page is
+//! in at most one memory. DRAM is volatile: its dirty pages are what a power failure loses.
+
+use super::pages::{Entry, EvictPolicy, FlushLog, PageStore};
+use super::{BufferCounters as Counters, CrashImage, WriteBuffer};
+use crate::error::Error;
+use crate::ftl::{Ftl, ReadOutcome};
+
+/// Where the two policies differ in mechanism.
+#[derive(Clone, Copy, Debug)]
+pub struct DualRule {
+    /// Host writes go to NVRAM (CBM: DRAM is a read cache, a write hitting a DRAM page moves it
+    /// to NVRAM); otherwise writes land in DRAM and dirty DRAM victims migrate to NVRAM (DWB).
+    pub writes_to_nvram: bool,
+    /// An NVRAM victim block also takes the same-block clean DRAM pages down (CBM's merge
+    /// toward full-block writes: writes that are not needed for durability).
+    pub merge_clean: bool,
+}
+
+pub struct Dual<D, N> {
+    pub dram: PageStore,
+    pub nvram: PageStore,
+    pub d: D,
+    pub n: N,
+    ppb: u64,
+    rule: DualRule,
+    counters: Counters,
+    log: FlushLog,
+}
+
+/// One page of an NVRAM victim block's write-back.
+enum Down {
+    Nvram(u32),
+    DramDirty(u32),
+    DramClean(u32),
+}
+
+impl<D: EvictPolicy, N: EvictPolicy> Dual<D, N> {
+    pub fn new(dram: PageStore, nvram: PageStore, d: D, n: N, pages_per_block: u64, rule: DualRule) -> Self {
+        assert!(dram.volatile && !nvram.volatile);
+        Dual { dram, nvram, d, n, ppb: pages_per_block, rule, counters: Counters::default(), log: FlushLog::default() }
+    }
+
+    fn insert_dram(&mut self, lpn: u64, tag: u32, how: Entry) {
+        let s = self.dram.insert(lpn, tag, how.dirty());
+        self.d.on_insert(s, lpn, how);
+    }
+
+    fn insert_nvram(&mut self, lpn: u64, tag: u32, how: Entry) {
+        let s = self.nvram.insert(lpn, tag, true);
+        self.n.on_insert(s, lpn, how);
+    }
+
+    /// Free a DRAM slot: a clean victim is dropped, a dirty one migrates to NVRAM.
+    fn make_room_dram(&mut self, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error> {
+        if !self.dram.is_full() {
+            return Ok(t_ns);
+        }
+        let mut done = t_ns;
+        for s in self.d.victims(&self.dram) {
+            let dirty = self.dram.dirty[s as usize];
+            self.d.on_remove(s, self.dram.lpn[s as usize]);
+            let (lpn, tag) = self.dram.drop_slot(s);
+            if dirty {
+                self.counters.migrated_pages += 1;
+                done = done.max(self.make_room_nvram(t_ns, ftl)?);
+                self.insert_nvram(lpn, tag, Entry::Migrate);
+            }
+        }
+        Ok(done)
+    }
+
+    /// Free NVRAM: its victim block goes down with the same-block DRAM pages, in page order.
+    fn make_room_nvram(&mut self, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error> {
+        if !self.nvram.is_full() {
+            return Ok(t_ns);
+        }
+        let victims = self.n.victims(&self.nvram);
+        assert!(!victims.is_empty(), "a full NVRAM's policy named no victim");
+        let block = self.nvram.lpn[victims[0] as usize] / self.ppb;
+        let mut down: Vec<(u64, Down)> = Vec::with_capacity(self.ppb as usize);
+        for &s in &victims {
+            let lpn = self.nvram.lpn[s as usize];
+            debug_assert_eq!(lpn / self.ppb, block, "an NVRAM victim spans blocks");
+            down.push((lpn, Down::Nvram(s)));
+        }
+        for lpn in block * self.ppb..((block + 1) * self.ppb).min(ftl.logical_pages()) {
+            if let Some(s) = self.dram.slot(lpn) {
+                if self.dram.dirty[s as usize] {
+                    down.push((lpn, Down::DramDirty(s)));
+                } else if self.rule.merge_clean && self.dram.tag[s as usize] != 0 {
+                    down.push((lpn, Down::DramClean(s)));
+                }
+            }
+        }
+        down.sort_unstable_by_key(|d| d.0);
+        let mut done = t_ns;
+        for (lpn, d) in &down {
+            done = done.max(match *d {
+                Down::Nvram(s) => {
+                    self.n.on_remove(s, *lpn);
+                    self.nvram.evict(s, t_ns, ftl)?
+                }
+                Down::DramDirty(s) => {
+                    let w = self.dram.clean(s, t_ns, ftl)?;
+                    self.d.on_cleaned(s);
+                    self.counters.merged_dirty_pages += 1;
+                    w
+                }
+                Down::DramClean(s) => {
+                    self.counters.merged_clean_pages += 1;
+                    ftl.write(*lpn, self.dram.tag[s as usize], t_ns)?
+                }
+            });
+        }
+        self.log.record(down.len() as u64);
+        Ok(done)
+    }
+}
+
+impl<D: EvictPolicy, N: EvictPolicy> WriteBuffer for Dual<D, N> {
+    fn read(&mut self, lpn: u64, t_ns: u64, ftl: &mut dyn Ftl) -> Result<ReadOutcome, Error> {
+        self.counters.read_accesses += 1;
+        if let Some(s) = self.dram.slot(lpn) {
+            self.counters.read_hits += 1;
+            self.d.on_hit(s, lpn, false);
+            return Ok(self.dram.outcome(s, t_ns));
+        }
+        if let Some(s) = self.nvram.slot(lpn) {
+            self.counters.read_hits += 1;
+            self.n.on_hit(s, lpn, false);
+            return Ok(self.nvram.outcome(s, t_ns));
+        }
+        let r = ftl.read(lpn, t_ns)?;
+        let freed = self.make_room_dram(t_ns, ftl)?;
+        self.insert_dram(lpn, r.tag.unwrap_or(0), Entry::Read);
+        Ok(ReadOutcome { done_ns: r.done_ns.max(freed), tag: r.tag })
+    }
+
+    fn write(&mut self, lpn: u64, tag: u32, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error> {
+        self.counters.write_accesses += 1;
+        if let Some(s) = self.nvram.slot(lpn) {
+            self.counters.write_hits += 1;
+            self.nvram.overwrite(s, tag);
+            self.n.on_hit(s, lpn, true);
+            return Ok(t_ns);
+        }
+        let in_dram = self.dram.slot(lpn);
+        if in_dram.is_some() {
+            self.counters.write_hits += 1;
+        }
+        match (in_dram, self.rule.writes_to_nvram) {
+            (Some(s), false) => {
+                self.dram.overwrite(s, tag);
+                self.d.on_hit(s, lpn, true);
+                Ok(t_ns)
+            }
+            (None, false) => {
+                let freed = self.make_room_dram(t_ns, ftl)?;
+                self.insert_dram(lpn, tag, Entry::Write);
+                Ok(freed)
+            }
+            (held, true) => {
+                if let Some(s) = held {
+                    self.d.on_remove(s, lpn);
+                    self.dram.drop_slot(s);
+                }
+                let freed = self.make_room_nvram(t_ns, ftl)?;
+                self.insert_nvram(lpn, tag, Entry::Write);
+                Ok(freed)
+            }
+        }
+    }
+
+    fn trim(&mut self, lpn: u64, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error> {
+        if let Some(s) = self.dram.slot(lpn) {
+            self.d.on_remove(s, lpn);
+            self.dram.drop_slot(s);
+        }
+        if let Some(s) = self.nvram.slot(lpn) {
+            self.n.on_remove(s, lpn);
+            self.nvram.drop_slot(s);
+        }
+        ftl.trim(lpn, t_ns)
+    }
+
+    fn flush(&mut self, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error> {
+        let before = self.dram.written + self.nvram.written;
+        let done = self.dram.flush_all(t_ns, ftl)?.max(self.nvram.flush_all(t_ns, ftl)?);
+        self.log.record(self.dram.written + self.nvram.written - before);
+        Ok(done)
+    }
+
+    fn counters(&self) -> Option<Counters> {
+        let c = self.counters;
+        Some(Counters { flushed_pages: self.dram.written + self.nvram.written + c.merged_clean_pages, ..c })
+    }
+
+    fn flush_batches(&self) -> Vec<(u64, u64)> {
+        self.log.histogram()
+    }
+
+    fn exposed(&self) -> u64 {
+        self.dram.exposed() + self.nvram.exposed()
+    }
+
+    fn crash(&mut self) -> CrashImage {
+        let mut image = CrashImage::default();
+        self.dram.crash_into(&mut image);
+        self.nvram.crash_into(&mut image);
+        image
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        self.dram.validate().map_err(|e| format!("DRAM {e}"))?;
+        self.nvram.validate().map_err(|e| format!("NVRAM {e}"))?;
+        self.d.validate(&self.dram)?;
+        self.n.validate(&self.nvram)?;
+        for s in 0..self.dram.capacity() {
+            let lpn = self.dram.lpn[s as usize];
+            if lpn == u64::MAX {
+                continue;
+            }
+            if self.nvram.slot(lpn).is_some() {
+                return Err(format!("dual buffer: lpn {lpn} in DRAM and NVRAM"));
+            }
+            if self.rule.writes_to_nvram && self.dram.dirty[s as usize] {
+                return Err(format!("dual buffer: lpn {lpn} dirty in a read-cache DRAM"));
+            }
+        }
+        Ok(())
+    }
+}
