@@ -30,6 +30,10 @@ enum Cmd {
         /// Override a config key, e.g. --set ftl.gc=fifo --set workload.theta=1.1
         #[arg(long = "set", value_name = "KEY=VALUE")]
         sets: Vec<String>,
+        /// Power fails after N host requests: report the acknowledged writes lost (dirty in
+        /// DRAM) and check NVRAM and flash hold every other one (same as --set sim.crash_at=N).
+        #[arg(long, value_name = "N")]
+        crash_at: Option<u64>,
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
@@ -125,7 +129,10 @@ fn main() -> ExitCode {
 
 fn real_main() -> Result<()> {
     match Cli::parse().cmd {
-        Cmd::Run { config, out, sets, quiet } => run(&config, &out, &sets, quiet),
+        Cmd::Run { config, out, mut sets, crash_at, quiet } => {
+            sets.extend(crash_at.map(|n| format!("sim.crash_at={n}")));
+            run(&config, &out, &sets, quiet)
+        }
         Cmd::Trace { cmd: TraceCmd::Stats { file, format, device, page_size, json } } => {
             let opts = flashlab::workload::trace::TraceOptions { path: file, format, device, time_scale: 1.0, time_unit: None };
             let stats = flashlab::workload::trace::stats(&opts, page_size)?;

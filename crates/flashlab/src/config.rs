@@ -77,6 +77,11 @@ pub struct SimConfig {
     /// and never again) at every interval end. 8 bytes per logical page.
     #[serde(default)]
     pub track_frozen: bool,
+    /// Power fails after this many host requests of the measured phase: the run stops there
+    /// and reports which acknowledged writes were lost (dirty in DRAM) and checks that NVRAM
+    /// and flash hold every other one. Turns verify mode on.
+    #[serde(default)]
+    pub crash_at: Option<u64>,
     /// Refuse devices whose simulator state would exceed this much memory.
     #[serde(default = "d_mem")]
     pub memory_limit: ByteSize,
@@ -101,6 +106,7 @@ impl Default for SimConfig {
             intervals: d_intervals(),
             interval_writes: None,
             track_frozen: false,
+            crash_at: None,
             memory_limit: d_mem(),
         }
     }

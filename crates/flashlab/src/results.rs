@@ -48,10 +48,21 @@ pub struct MappingSummary {
 #[derive(Clone, Debug, Serialize)]
 pub struct BufferSummary {
     pub policy: String,
-    /// Page hits / page accesses, whole run (preconditioning included).
+    /// Page hits / page accesses of the measured phase (preconditioning bypasses the buffer).
     pub hit_ratio: Option<f64>,
-    /// Hits by reads and writes, pages written down.
+    pub read_hit_ratio: Option<f64>,
+    pub write_hit_ratio: Option<f64>,
+    /// Hits by reads and writes, pages written down, migrated, merged, padded.
     pub counters: Option<crate::buffer::BufferCounters>,
+    /// (pages written down together, times), per eviction or flush.
+    pub flush_batches: Vec<(u64, u64)>,
+    /// Power-loss exposure: acknowledged writes held dirty only in DRAM, at most and on
+    /// average over host requests, and (host requests, pages) over the run.
+    pub exposed_peak: u64,
+    pub exposed_mean: f64,
+    pub exposure: Vec<(u64, u64)>,
+    /// Present when `sim.crash_at` cut the run short.
+    pub crash: Option<crate::device::CrashReport>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -175,6 +186,32 @@ impl fmt::Display for Results {
                 self.gc.moved_into_cold,
                 self.gc.returned,
                 opt(self.gc.returned_ratio, 4)
+            )?;
+        }
+        if let Some(c) = &self.buffer.counters {
+            let b = &self.buffer;
+            let batches: u64 = b.flush_batches.iter().map(|x| x.1).sum();
+            let mean = if batches > 0 { b.flush_batches.iter().map(|x| x.0 * x.1).sum::<u64>() as f64 / batches as f64 } else { 0.0 };
+            writeln!(
+                f,
+                "buffer       hit ratio {} (reads {}, writes {}); {} pages written down in {} batches (mean {:.2})",
+                opt(b.hit_ratio, 4),
+                opt(b.read_hit_ratio, 4),
+                opt(b.write_hit_ratio, 4),
+                c.flushed_pages,
+                batches,
+                mean
+            )?;
+            writeln!(f, "exposure     dirty pages only in DRAM: peak {}, mean {:.1}", b.exposed_peak, b.exposed_mean)?;
+        }
+        if let Some(c) = &self.buffer.crash {
+            writeln!(
+                f,
+                "crash        after request {}: {} acknowledged page writes lost (DRAM), {} pages kept in NVRAM, {} written pages verified intact",
+                self.host.requests,
+                c.lost.len(),
+                c.nvram_pages,
+                c.survived_pages
             )?;
         }
         writeln!(f, "WAF          {}", opt(self.waf, 3))?;

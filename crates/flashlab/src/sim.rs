@@ -48,13 +48,14 @@ pub fn derive_seed(seed: u64, name: &str) -> u64 {
 /// Build the device stack for a config.
 pub fn build_device(cfg: &Config, r: &Resolved) -> Result<Device, Error> {
     let timing = (cfg.sim.mode == Mode::Timing).then_some(&cfg.timing);
-    let spec = FtlSpec { layout: r.layout, logical_pages: r.logical_pages, config: &cfg.ftl, verify: cfg.sim.verify, timing };
+    let spec = FtlSpec { layout: r.layout, logical_pages: r.logical_pages, config: &cfg.ftl, verify: cfg.sim.verify || cfg.sim.crash_at.is_some(), timing };
     let ftl = ftl::build(&spec)?;
     let buffer = buffer::build(
         &cfg.buffer,
         &buffer::BufferContext { page_size: r.page_size, pages_per_block: r.layout.geo.pages_per_block as u64 },
     )?;
-    Ok(Device::new(buffer, ftl, r.page_size, cfg.sim.verify, cfg.sim.check))
+    let verify = cfg.sim.verify || cfg.sim.crash_at.is_some();
+    Ok(Device::new(buffer, ftl, r.page_size, verify, cfg.sim.check))
 }
 
 /// Build the workload named by `[workload] kind`.
@@ -100,20 +101,27 @@ pub fn run(cfg: &Config, progress: &mut dyn Progress) -> Result<Results, Error> 
     let mut m = Measure::new(cfg, &dev);
     let t1 = Instant::now();
     progress.phase("simulating", workload.progress().map_or(0, |p| p.1));
-    m.drive(cfg, &mut dev, host.as_mut(), workload.as_mut(), open_loop, progress)?;
+    let crashed = m.drive(cfg, &mut dev, host.as_mut(), workload.as_mut(), open_loop, progress)?;
     progress.finish();
     let wall_s = t1.elapsed().as_secs_f64();
-    Ok(m.finish(cfg, &r, &mut dev, wall_s, precondition_wall_s))
+    let crash_ns = m.last_done;
+    let mut results = m.finish(cfg, &r, &mut dev, wall_s, precondition_wall_s);
+    if crashed {
+        // After the results are taken, so the restart check's reads are not counted.
+        results.buffer.crash = Some(dev.crash(crash_ns)?);
+    }
+    Ok(results)
 }
 
-/// Fill sequentially, then overwrite uniformly at random; then forget the timeline.
+/// Fill sequentially, then overwrite uniformly at random, straight to the FTL (the buffer
+/// starts empty and counts only the measured phase); then forget the timeline.
 fn precondition(cfg: &Config, dev: &mut Device, progress: &mut dyn Progress) -> Result<(), Error> {
     let p = &cfg.precondition;
     let n = dev.logical_pages();
     if p.fill {
         progress.phase("precondition: fill", n);
         for lpn in 0..n {
-            dev.write(lpn, 0)?;
+            dev.write_through(lpn, 0)?;
             if lpn & 0xFFFF == 0 {
                 progress.update(lpn);
             }
@@ -124,7 +132,7 @@ fn precondition(cfg: &Config, dev: &mut Device, progress: &mut dyn Progress) -> 
         progress.phase("precondition: random overwrite", total);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(derive_seed(cfg.seed, "precondition"));
         for i in 0..total {
-            dev.write(rng.random_range(0..n), 0)?;
+            dev.write_through(rng.random_range(0..n), 0)?;
             if i & 0xFFFF == 0 {
                 progress.update(i);
             }
@@ -150,6 +158,32 @@ struct Measure {
     first_issue: Option<u64>,
     last_done: u64,
     capacity: u64,
+    exposure: Exposure,
+}
+
+/// Power-loss exposure over host requests: peak, sum (for the mean) and a coarsening trace of
+/// at most 64 points (the sampling step doubles when it fills).
+#[derive(Default)]
+struct Exposure {
+    peak: u64,
+    sum: u128,
+    step: u64,
+    points: Vec<(u64, u64)>,
+}
+
+impl Exposure {
+    #[inline]
+    fn record(&mut self, request: u64, pages: u64) {
+        self.peak = self.peak.max(pages);
+        self.sum += pages as u128;
+        if request >= self.step.max(1) * (self.points.len() as u64 + 1) {
+            self.points.push((request, pages));
+            if self.points.len() >= 64 {
+                self.points = self.points.iter().skip(1).step_by(2).copied().collect();
+                self.step = self.step.max(1) * 2;
+            }
+        }
+    }
 }
 
 impl Measure {
@@ -169,6 +203,7 @@ impl Measure {
             first_issue: None,
             last_done: 0,
             capacity: dev.logical_pages() * dev.page_size(),
+            exposure: Exposure::default(),
         }
     }
 
@@ -194,7 +229,7 @@ impl Measure {
         wl: &mut dyn Workload,
         open_loop: bool,
         progress: &mut dyn Progress,
-    ) -> Result<(), Error> {
+    ) -> Result<bool, Error> {
         let qd = cfg.host.queue_depth as usize;
         let mut slots: BinaryHeap<Reverse<u64>> = BinaryHeap::with_capacity(qd + 1);
         let mut now = 0u64;
@@ -226,10 +261,14 @@ impl Measure {
                     progress.update(d);
                 }
             }
+            self.exposure.record(self.host.requests, dev.buffer.exposed());
+            if cfg.sim.crash_at == Some(self.host.requests) {
+                return Ok(true);
+            }
         }
         let t = self.last_done;
         self.last_done = self.last_done.max(dev.flush(t)?);
-        Ok(())
+        Ok(false)
     }
 
     fn check_range(&self, req: &mut Request, policy: OutOfRange, wl: &dyn Workload) -> Result<(), Error> {
@@ -291,6 +330,9 @@ impl Measure {
         let moved = self.host.read_bytes + self.host.write_bytes;
         let pages = self.host.read_pages + self.host.write_pages + self.host.trim_pages;
         let (hits, accesses) = dev.buffer.hits();
+        let counters = dev.buffer.counters();
+        let ratio = |h: u64, a: u64| (a > 0).then(|| h as f64 / a as f64);
+        let exposed_mean = if self.host.requests > 0 { self.exposure.sum as f64 / self.host.requests as f64 } else { 0.0 };
         let geo = r.layout.geo;
         let verified_reads = if cfg.sim.verify { self.host.read_pages } else { 0 };
         let series = self.series_points(last, dev);
@@ -323,8 +365,15 @@ impl Measure {
             },
             buffer: BufferSummary {
                 policy: cfg.buffer.policy.clone(),
-                hit_ratio: (accesses > 0).then(|| hits as f64 / accesses as f64),
-                counters: dev.buffer.counters(),
+                hit_ratio: ratio(hits, accesses),
+                read_hit_ratio: counters.and_then(|c| ratio(c.read_hits, c.read_accesses)),
+                write_hit_ratio: counters.and_then(|c| ratio(c.write_hits, c.write_accesses)),
+                counters,
+                flush_batches: dev.buffer.flush_batches(),
+                exposed_peak: self.exposure.peak,
+                exposed_mean,
+                exposure: self.exposure.points.clone(),
+                crash: None,
             },
             latency_us: timing.then(|| Latencies {
                 read: self.read_lat.summary(),
