@@ -5,6 +5,7 @@ use flashlab::buffer::{self, BufferConfig};
 use flashlab::device::Device;
 use flashlab::ftl::{self, FtlConfig, FtlSpec};
 use flashlab::nand::{GcUnit, Geometry, Layout};
+use flashlab::units::ByteSize;
 
 /// A 4-page buffer in front of a small page-mapped FTL, verify and check modes on.
 fn device(policy: &str) -> Device {
@@ -120,4 +121,231 @@ fn fab_evicts_the_largest_block_group_lru_among_ties() {
     let c = d.buffer.counters().unwrap();
     assert_eq!((c.read_hits, c.read_accesses), (1, 2));
     d.verify_all().unwrap();
+}
+
+/// A buffer of `dram` DRAM pages and `nvram` NVRAM pages (0: none) in front of a small
+/// page-mapped FTL with `ppb` pages per block, verify and check modes on.
+fn device_with(policy: &str, dram: u64, nvram: u64, ppb: u32, tweak: impl FnOnce(&mut BufferConfig)) -> Device {
+    let geo = Geometry { channels: 1, chips_per_channel: 1, dies_per_chip: 1, planes_per_die: 1, blocks_per_plane: 256 / ppb, pages_per_block: ppb, page_size: 4096 };
+    let cfg = FtlConfig::default();
+    let spec = FtlSpec { layout: Layout::new(geo, GcUnit::Block), logical_pages: 128, config: &cfg, verify: true, timing: None };
+    let mut bc = BufferConfig::dram(policy, dram * 4096);
+    bc.nvram = ByteSize(nvram * 4096);
+    tweak(&mut bc);
+    let b = buffer::build(&bc, &buffer::BufferContext { page_size: 4096, pages_per_block: ppb as u64 }).unwrap();
+    Device::new(b, ftl::build(&spec).unwrap(), 4096, true, true)
+}
+
+fn writes(d: &mut Device, lpns: &[u64]) {
+    for &l in lpns {
+        d.write(l, 0).unwrap();
+    }
+}
+
+/// The pages a crash would lose (dirty in DRAM) and keep (in NVRAM).
+fn image(d: &mut Device) -> (Vec<u64>, Vec<u64>) {
+    let i = d.buffer.crash();
+    (i.lost.iter().map(|p| p.0).collect(), i.kept.iter().map(|p| p.0).collect())
+}
+
+/// DWB paper, Fig. 4 (D-CLOCK, 6 DRAM pages): pages 5, 6, 7 were read, 4, 13, 15 written; the
+/// hand is at 5. Writing 10: 5 is referenced (cleared), 4 is not and is dirty, so it migrates to
+/// NVRAM and 10 takes its place. Read misses then enter with the bit set and are passed over.
+#[test]
+fn dwb_d_clock_walks_through_fig_4() {
+    let mut d = device_with("dwb", 6, 8, 4, |_| {});
+    // Clockwise from the hand: 5(R) 4(W) 6(R) 13(W) 7(R) 15(W).
+    d.read(5, 0).unwrap();
+    d.write(4, 0).unwrap();
+    d.read(6, 0).unwrap();
+    d.write(13, 0).unwrap();
+    d.read(7, 0).unwrap();
+    d.write(15, 0).unwrap();
+    assert_eq!(image(&mut d), (vec![4, 13, 15], vec![]));
+    d.write(10, 0).unwrap(); // (b)-(c): 5 cleared, 4 migrates, 10 in its slot
+    assert_eq!(image(&mut d), (vec![10, 13, 15], vec![4]));
+    d.read(20, 0).unwrap(); // (d)-(e): 6 cleared, 13 migrates, 20 enters referenced
+    assert_eq!(image(&mut d), (vec![10, 15], vec![4, 13]));
+    d.read(21, 0).unwrap(); // 7 cleared, 15 migrates
+    assert_eq!(image(&mut d), (vec![10], vec![4, 13, 15]));
+    d.read(22, 0).unwrap(); // 5 (cleared on the first sweep) is clean: dropped, nothing migrates
+    assert_eq!(image(&mut d), (vec![10], vec![4, 13, 15]));
+    d.read(5, 0).unwrap(); // 5 was dropped: a miss; the hand is on 10 (dirty): it migrates
+    assert_eq!(image(&mut d), (vec![], vec![4, 10, 13, 15]));
+    let c = d.buffer.counters().unwrap();
+    assert_eq!((c.migrated_pages, c.flushed_pages, c.read_hits), (4, 0, 0));
+    assert_eq!(flushed(&d), 0, "nothing reached flash yet");
+    d.flush(0).unwrap();
+    d.verify_all().unwrap();
+}
+
+/// Fill DWB (6 DRAM, 8 NVRAM pages, 4 pages per block) so that NVRAM holds blocks 0 {0, 1},
+/// 2 {8, 9, 11}, 1 {4, 5} and 3 {12} (arrival order on the NV-CLOCK ring, all by migration) and
+/// DRAM holds 15, 10, 16, 20, 24, 28 (all written), the D-CLOCK hand on 15.
+fn dwb_fig5_state() -> Device {
+    let mut d = device_with("dwb", 6, 8, 4, |_| {});
+    // Writes are never referenced, so D-CLOCK migrates them in slot order.
+    writes(&mut d, &[0, 8, 9, 11, 4, 5]);
+    writes(&mut d, &[1, 12, 15, 10, 16, 20, 24, 28]);
+    assert_eq!(image(&mut d), (vec![10, 15, 16, 20, 24, 28], vec![0, 1, 4, 5, 8, 9, 11, 12]));
+    d
+}
+
+/// DWB paper, Fig. 5: DRAM and NVRAM full. D-CLOCK picks 15 (dirty): it migrates. NV-CLOCK
+/// picks block 2 (no block referenced; block 2 has the most pages, beating block 0 where the
+/// hand stands); the DRAM page 10 of block 2 is dirty, so it goes down with the block and stays
+/// in DRAM clean, referenced like a read page.
+#[test]
+fn dwb_nv_clock_walks_through_fig_5() {
+    let mut d = dwb_fig5_state();
+    d.write(30, 0).unwrap();
+    assert_eq!(flushed(&d), 4, "block 2's three pages and DRAM page 10");
+    assert_eq!(d.buffer.flush_batches(), vec![(4, 1)]);
+    let (lost, kept) = image(&mut d);
+    assert_eq!(kept, vec![0, 1, 4, 5, 12, 15]);
+    assert_eq!(lost, vec![16, 20, 24, 28, 30], "10 is clean now");
+    let c = d.buffer.counters().unwrap();
+    assert_eq!((c.merged_dirty_pages, c.migrated_pages), (1, 9));
+    // 10 is referenced like a read page: the next DRAM victim passes over it and takes 16.
+    d.write(31, 0).unwrap();
+    assert_eq!(image(&mut d).1, vec![0, 1, 4, 5, 12, 15, 16]);
+    d.read(10, 0).unwrap();
+    assert_eq!(d.buffer.counters().unwrap().read_hits, 1, "10 is still in DRAM");
+    d.flush(0).unwrap();
+    d.verify_all().unwrap();
+}
+
+/// NV-CLOCK's recency comes first: with block 2 referenced (a read hit on 9), the hand clears
+/// it and the victim comes from the unreferenced blocks: blocks 0 and 1 (two pages each) tie
+/// and the hand stands on block 0.
+#[test]
+fn dwb_nv_clock_spares_a_referenced_block() {
+    let mut d = dwb_fig5_state();
+    d.read(9, 0).unwrap(); // NVRAM hit: block 2 referenced
+    d.write(30, 0).unwrap();
+    assert_eq!(flushed(&d), 2, "block 0's two pages; no DRAM page of block 0");
+    assert_eq!(image(&mut d).1, vec![4, 5, 8, 9, 11, 12, 15]);
+}
+
+/// LB-CLOCK (6 pages, 4 per block): every block was written, so the hand clears them all and
+/// stops on block 0 (1 page); the victim is the unreferenced block with the most pages, block 1.
+#[test]
+fn lb_clock_prefers_the_fullest_unreferenced_block() {
+    let mut d = device_with("lb-clock", 6, 0, 4, |_| {});
+    writes(&mut d, &[0, 4, 5, 6, 8, 12]);
+    d.write(16, 0).unwrap();
+    assert_eq!(flushed(&d), 3, "block 1 {{4, 5, 6}} went down");
+    d.read(4, 0).unwrap(); // a write cache: the read miss does not enter
+    assert_eq!(d.buffer.counters().unwrap().read_hits, 0);
+    writes(&mut d, &[1, 20]); // block 0 referenced again, now 2 pages; buffer full
+    d.write(24, 0).unwrap(); // hand on block 0: cleared; unreferenced: 0 {0,1}, 2 {8}, 3 {12}
+    assert_eq!(flushed(&d), 5, "block 0 {{0, 1}} went down");
+    d.flush(0).unwrap();
+    d.verify_all().unwrap();
+}
+
+/// BPLRU (6 pages, 4 per block): the least recently written block leaves whole, padded with
+/// its missing pages from flash; a block written in full, in order, goes to the LRU end.
+#[test]
+fn bplru_pads_victim_blocks_and_compensates_sequential_ones() {
+    let mut d = device_with("bplru", 6, 0, 4, |_| {});
+    d.write_through(6, 0).unwrap();
+    d.write_through(7, 0).unwrap(); // on flash, not buffered
+    writes(&mut d, &[0, 4, 5, 8, 9, 1]); // LRU order: block 1, block 2, block 0
+    let before = flushed(&d);
+    d.write(12, 0).unwrap(); // block 1 leaves: 4, 5 + padding 6, 7 read from flash
+    assert_eq!(flushed(&d) - before, 4);
+    let c = d.buffer.counters().unwrap();
+    assert_eq!((c.padded_pages, c.flushed_pages), (2, 4));
+    assert_eq!(d.buffer.flush_batches(), vec![(4, 1)]);
+    writes(&mut d, &[13]); // full: 0, 1, 8, 9, 12, 13
+    d.write(14, 0).unwrap(); // block 2 leaves (no flash pages to pad with)
+    assert_eq!(flushed(&d) - before, 6);
+    d.write(15, 0).unwrap(); // block 3 complete and in order: LRU end
+    d.write(20, 0).unwrap(); // block 3 leaves before block 0
+    assert_eq!(flushed(&d) - before, 10);
+    assert_eq!(image(&mut d).0, vec![0, 1, 20]);
+    // Without padding the victim goes alone.
+    let mut d = device_with("bplru", 6, 0, 4, |b| b.padding = false);
+    d.write_through(6, 0).unwrap();
+    writes(&mut d, &[0, 4, 5, 8, 9, 1, 12]);
+    assert_eq!(d.buffer.counters().unwrap().padded_pages, 0);
+    d.verify_all().unwrap();
+}
+
+/// CBM (4 DRAM, 6 NVRAM pages, 4 per block, threshold 2): reads fill the DRAM read cache;
+/// writes go to NVRAM's Page Region until a block has two pages, then to the Block Region,
+/// whose least recent block is the victim, written down with its block's clean DRAM pages.
+#[test]
+fn cbm_evicts_block_region_lru_and_merges_clean_read_pages() {
+    let mut d = device_with("cbm", 4, 6, 4, |b| b.block_threshold = Some(2));
+    d.write_through(0, 0).unwrap();
+    d.write_through(1, 0).unwrap();
+    d.read(0, 0).unwrap();
+    d.read(1, 0).unwrap(); // DRAM: 0, 1 (clean)
+    writes(&mut d, &[5, 9, 4]); // block 1 {4, 5} reaches the threshold: Block Region
+    d.write(1, 0).unwrap(); // a write hit on a DRAM page moves it to NVRAM
+    assert_eq!(image(&mut d), (vec![], vec![1, 4, 5, 9]), "CBM never holds dirty pages in DRAM");
+    writes(&mut d, &[13, 14]); // block 3 joins the Block Region; NVRAM full
+    let base = flushed(&d);
+    d.write(20, 0).unwrap(); // victim: block 1 (least recent in the Block Region)
+    assert_eq!(flushed(&d) - base, 2);
+    writes(&mut d, &[2]); // block 0 {1, 2}: Block Region; NVRAM full
+    d.write(21, 0).unwrap(); // victim: block 3
+    assert_eq!(flushed(&d) - base, 4);
+    writes(&mut d, &[30]); // NVRAM: 9, 1, 2, 20, 21, 30
+    d.write(31, 0).unwrap(); // victim: block 0 {1, 2}, merged with DRAM's clean page 0
+    assert_eq!(flushed(&d) - base, 7);
+    let c = d.buffer.counters().unwrap();
+    assert_eq!((c.merged_clean_pages, c.write_hits, c.read_hits), (1, 1, 0));
+    d.flush(0).unwrap();
+    d.verify_all().unwrap();
+}
+
+/// With the Block Region empty, CBM evicts the block of the least recently used Page Region page.
+#[test]
+fn cbm_falls_back_to_the_page_region() {
+    let mut d = device_with("cbm", 2, 3, 4, |b| b.block_threshold = Some(4));
+    writes(&mut d, &[0, 4, 1]);
+    d.write(8, 0).unwrap(); // LRU page is 0: block 0 {0, 1} goes down
+    assert_eq!(flushed(&d), 2);
+    assert_eq!(image(&mut d).1, vec![4, 8]);
+}
+
+/// A crash loses exactly the acknowledged writes held dirty in DRAM, for every policy; NVRAM
+/// and flash hold every other last write (Device::crash checks each page and panics if not).
+#[test]
+fn crash_loses_exactly_the_dram_only_dirty_pages() {
+    for policy in buffer::names() {
+        let (dram, nvram) = if policy == "cbm" || policy == "dwb" { (8, 8) } else { (12, 0) };
+        let mut d = device_with(policy, dram, nvram, 4, |_| {});
+        let mut x = 7u64;
+        for i in 0..400u64 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let lpn = (x >> 33) % 40;
+            if i % 3 == 0 {
+                d.read(lpn, 0).unwrap();
+            } else {
+                d.write(lpn, 0).unwrap();
+            }
+        }
+        let exposed = d.buffer.exposed();
+        let (lost, kept) = image(&mut d);
+        assert_eq!(lost.len() as u64, exposed, "{policy}: exposure counts the pages a crash loses");
+        let report = d.crash(0).unwrap();
+        assert_eq!(report.lost, lost, "{policy}");
+        assert_eq!(report.nvram_pages, kept.len() as u64);
+        match policy {
+            "none" => assert!(lost.is_empty()),
+            "cbm" => assert!(lost.is_empty() && !kept.is_empty(), "CBM keeps writes in NVRAM only"),
+            "dwb" => assert!(!lost.is_empty() && !kept.is_empty(), "DWB: recent writes in DRAM, migrated ones in NVRAM"),
+            _ => assert!(!lost.is_empty() && kept.is_empty(), "{policy}: all in DRAM"),
+        }
+        // The same buffer in NVRAM loses nothing.
+        if nvram == 0 && policy != "none" {
+            let mut d = device_with(policy, 0, 12, 4, |_| {});
+            writes(&mut d, &[1, 2, 3, 9, 1]);
+            assert_eq!(d.crash(0).unwrap().lost, Vec::<u64>::new(), "{policy} in NVRAM");
+        }
+    }
 }

@@ -107,16 +107,16 @@ impl<P: EvictPolicy> Buffered<P> {
         assert!(!victims.is_empty(), "a full buffer's policy named no victim");
         let before = self.pages.written;
         let mut done = t_ns;
-        let first = self.pages.lpn[victims[0] as usize];
+        let gone: Vec<u64> = victims.iter().map(|&s| self.pages.lpn[s as usize]).collect();
         for s in victims {
             self.policy.on_remove(s, self.pages.lpn[s as usize]);
             done = done.max(self.pages.evict(s, t_ns, ftl)?);
         }
         let mut batch = self.pages.written - before;
         if let Some(ppb) = self.pad.filter(|_| batch > 0) {
-            let block = first / ppb;
+            let block = gone[0] / ppb;
             for lpn in block * ppb..((block + 1) * ppb).min(ftl.logical_pages()) {
-                if self.pages.slot(lpn).is_some() {
+                if self.pages.slot(lpn).is_some() || gone.contains(&lpn) {
                     continue;
                 }
                 let r = ftl.read(lpn, t_ns)?;
