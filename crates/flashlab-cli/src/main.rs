@@ -165,7 +165,7 @@ pub fn load_config(name: &str, sets: &[String]) -> Result<Config> {
             Some((k, v)) if k.trim().ends_with("path") => {
                 let raw = v.trim().trim_matches('"');
                 let p = Path::new(raw);
-                if p.is_relative() {
+                if p.is_relative() && !raw.starts_with(flashlab::workload::trace::builtin::PREFIX) {
                     format!("{}={}", k.trim(), toml_string(&cwd.join(p).display().to_string()))
                 } else {
                     s.clone()

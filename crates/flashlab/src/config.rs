@@ -82,6 +82,9 @@ pub struct SimConfig {
     /// and flash hold every other one. Turns verify mode on.
     #[serde(default)]
     pub crash_at: Option<u64>,
+    /// Record each page re-access's LRU stack distance (`reuse` in results.json).
+    #[serde(default)]
+    pub reuse_distance: bool,
     /// Refuse devices whose simulator state would exceed this much memory.
     #[serde(default = "d_mem")]
     pub memory_limit: ByteSize,
@@ -107,6 +110,7 @@ impl Default for SimConfig {
             interval_writes: None,
             track_frozen: false,
             crash_at: None,
+            reuse_distance: false,
             memory_limit: d_mem(),
         }
     }

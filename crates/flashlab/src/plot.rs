@@ -10,13 +10,15 @@ pub struct Line {
     pub points: Vec<(f64, f64)>,
 }
 
-const COLORS: [RGBColor; 6] = [
+const COLORS: [RGBColor; 8] = [
     RGBColor(31, 119, 180),
     RGBColor(214, 39, 40),
     RGBColor(44, 160, 44),
     RGBColor(255, 127, 14),
     RGBColor(148, 103, 189),
     RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
 ];
 
 type SvgArea<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;

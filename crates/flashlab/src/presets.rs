@@ -17,6 +17,7 @@ pub const PRESETS: &[Preset] = &[
     preset!("femu-8gb"),
     preset!("femu-10gb"),
     preset!("wadpm-4gb"),
+    preset!("dwb-64gb"),
     preset!("bench-accounting"),
     preset!("bench-timing"),
 ];

@@ -54,7 +54,7 @@ pub struct BufferSummary {
     pub write_hit_ratio: Option<f64>,
     /// Hits by reads and writes, pages written down, migrated, merged, padded.
     pub counters: Option<crate::buffer::BufferCounters>,
-    /// (pages written down together, times), per eviction or flush.
+    /// (pages written down together, times), per eviction (the end-of-run flush not included).
     pub flush_batches: Vec<(u64, u64)>,
     /// Power-loss exposure: acknowledged writes held dirty only in DRAM, at most and on
     /// average over host requests, and (host requests, pages) over the run.
@@ -111,6 +111,8 @@ pub struct Results {
     pub wear_histogram: Vec<(u32, u64)>,
     pub mapping: MappingSummary,
     pub buffer: BufferSummary,
+    /// Reuse distances of the measured phase (`sim.reuse_distance`).
+    pub reuse: Option<crate::stats::ReuseSummary>,
     pub latency_us: Option<Latencies>,
     pub throughput_mb_s: Option<f64>,
     pub sim: SimSummary,
@@ -194,7 +196,7 @@ impl fmt::Display for Results {
             let mean = if batches > 0 { b.flush_batches.iter().map(|x| x.0 * x.1).sum::<u64>() as f64 / batches as f64 } else { 0.0 };
             writeln!(
                 f,
-                "buffer       hit ratio {} (reads {}, writes {}); {} pages written down in {} batches (mean {:.2})",
+                "buffer       hit ratio {} (reads {}, writes {}); {} pages written down, {} evictions writing (mean {:.2} pages)",
                 opt(b.hit_ratio, 4),
                 opt(b.read_hit_ratio, 4),
                 opt(b.write_hit_ratio, 4),

@@ -159,6 +159,7 @@ struct Measure {
     last_done: u64,
     capacity: u64,
     exposure: Exposure,
+    reuse: Option<crate::stats::ReuseDistance>,
 }
 
 /// Power-loss exposure over host requests: peak, sum (for the mean) and a coarsening trace of
@@ -204,6 +205,7 @@ impl Measure {
             last_done: 0,
             capacity: dev.logical_pages() * dev.page_size(),
             exposure: Exposure::default(),
+            reuse: cfg.sim.reuse_distance.then(crate::stats::ReuseDistance::new),
         }
     }
 
@@ -252,6 +254,9 @@ impl Measure {
             }
             let (first, last) = dev.page_span(req.offset, req.len);
             self.account(&req, issue, done, last - first + 1);
+            if let Some(rd) = self.reuse.as_mut().filter(|_| req.op != Op::Trim) {
+                (first..=last).for_each(|lpn| rd.access(lpn));
+            }
             if self.series.due(dev.ftl.counters().host_writes - base_writes) {
                 let s = self.sample(dev);
                 self.series.record(s);
@@ -392,6 +397,10 @@ impl Measure {
                 verified_reads,
             },
             series,
+            reuse: self.reuse.as_ref().map(|rd| {
+                let bytes = cfg.buffer.dram.0 + cfg.buffer.nvram.0;
+                rd.summary((cfg.buffer.policy != "none" && bytes > 0).then(|| bytes / r.page_size))
+            }),
             gc: dev.ftl.gc_report().minus(&self.base_gc),
             hybrid: dev.ftl.hybrid_report(),
             config: cfg.clone(),

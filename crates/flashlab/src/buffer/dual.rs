@@ -189,10 +189,7 @@ impl<D: EvictPolicy, N: EvictPolicy> WriteBuffer for Dual<D, N> {
     }
 
     fn flush(&mut self, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error> {
-        let before = self.dram.written + self.nvram.written;
-        let done = self.dram.flush_all(t_ns, ftl)?.max(self.nvram.flush_all(t_ns, ftl)?);
-        self.log.record(self.dram.written + self.nvram.written - before);
-        Ok(done)
+        Ok(self.dram.flush_all(t_ns, ftl)?.max(self.nvram.flush_all(t_ns, ftl)?))
     }
 
     fn counters(&self) -> Option<Counters> {

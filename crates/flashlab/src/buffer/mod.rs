@@ -40,7 +40,7 @@ pub trait WriteBuffer: Send {
     fn hits(&self) -> (u64, u64) {
         self.counters().map_or((0, 0), |c| (c.read_hits + c.write_hits, c.read_accesses + c.write_accesses))
     }
-    /// (pages written down together, times) per eviction or flush, ascending by size.
+    /// (pages written down together, times) per eviction (not flush commands), ascending.
     fn flush_batches(&self) -> Vec<(u64, u64)> {
         Vec::new()
     }

@@ -47,7 +47,8 @@ pub trait EvictPolicy: Send {
     }
 }
 
-/// Pages written down per eviction (or per flush command): `sizes[n]` = batches of n pages.
+/// Pages written down per eviction (flush commands not included): `sizes[n]` = evictions that
+/// wrote n pages.
 #[derive(Clone, Debug, Default)]
 pub struct FlushLog {
     sizes: Vec<u64>,
@@ -176,10 +177,7 @@ impl<P: EvictPolicy> WriteBuffer for Buffered<P> {
     }
 
     fn flush(&mut self, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error> {
-        let before = self.pages.written;
-        let done = self.pages.flush_all(t_ns, ftl)?;
-        self.log.record(self.pages.written - before);
-        Ok(done)
+        self.pages.flush_all(t_ns, ftl)
     }
 
     fn counters(&self) -> Option<Counters> {

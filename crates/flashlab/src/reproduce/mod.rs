@@ -5,6 +5,7 @@
 //! its figures as JSON rows, a Markdown report with ours beside the paper's, and SVG plots. It
 //! does no file I/O: the CLI writes `DIR/NAME/results.json`, `report.md` and the plots.
 
+pub mod dwb;
 pub mod html;
 pub mod two_r_pp;
 pub mod wadpm;
@@ -70,6 +71,11 @@ pub const REPRODUCTIONS: &[Reproduction] = &[
         name: "wadpm",
         about: "WADPM: plane-level demand-loaded page mapping vs FAST and page mapping on four trace shapes",
         run: wadpm::run,
+    },
+    Reproduction {
+        name: "dwb",
+        about: "DWB (Han, Kang & Eom, KIISE 2016): DRAM+NVRAM write buffer vs FAB, CBM and other buffers: hit ratio, erases",
+        run: dwb::run,
     },
 ];
 

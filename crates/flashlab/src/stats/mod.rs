@@ -1,7 +1,10 @@
-//! Stats layer: counters, per-interval series and latency histograms. Observes; never decides.
+//! Stats layer: counters, per-interval series, latency histograms and reuse distances.
+//! Observes; never decides.
 
 pub mod latency;
+pub mod reuse;
 pub mod series;
 
 pub use latency::{Histogram, LatencySummary};
+pub use reuse::{ReuseDistance, ReuseSummary};
 pub use series::{Series, SeriesPoint};

@@ -24,6 +24,7 @@
 
 mod ascii;
 mod blkparse;
+pub mod builtin;
 mod cloudphysics;
 mod detect;
 mod fio;
@@ -153,6 +154,9 @@ fn blame_key(table: &toml::Table, source: &str, e: &toml::de::Error) -> Error {
 }
 
 fn resolve_path(path: PathBuf, source: &str) -> PathBuf {
+    if path.to_str().is_some_and(|p| p.starts_with(builtin::PREFIX)) {
+        return path;
+    }
     let config = Path::new(source);
     if path.is_relative() && config.is_file() {
         if let Some(dir) = config.parent() {
@@ -228,6 +232,11 @@ pub fn find_format(name: &str) -> Result<&'static FormatEntry, Error> {
 
 /// Open a trace as a streaming workload (detecting the format when `opts.format` is `None`).
 pub fn open(opts: &TraceOptions) -> Result<Box<dyn Workload>, Error> {
+    if let Some(b) = builtin::find(&opts.path) {
+        let b = b?;
+        let opts = TraceOptions { format: Some(opts.format.clone().unwrap_or_else(|| b.format.to_string())), ..opts.clone() };
+        return open_stream(Box::new(std::io::Cursor::new(b.bytes)), &opts);
+    }
     Ok(Box::new(open_reader_at(opts)?))
 }
 

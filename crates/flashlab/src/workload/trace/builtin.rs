@@ -1,0 +1,45 @@
+//! Trace excerpts compiled into the library, opened with `workload.path = "builtin:NAME"`, so
+//! reproductions and examples run on a fresh clone without `shared/traces`. Provenance (origin,
+//! commit, cut, checksums): `crates/flashlab/data/traces/PROVENANCE.md`.
+
+use crate::error::Error;
+
+pub struct Builtin {
+    pub name: &'static str,
+    pub format: &'static str,
+    pub about: &'static str,
+    pub bytes: &'static [u8],
+}
+
+pub const PREFIX: &str = "builtin:";
+
+pub const BUILTINS: &[Builtin] = &[
+    Builtin {
+        name: "msnfs",
+        format: "disksim",
+        about: "MSN File Server, requests 40,001-70,000 (30,000; 19% writes)",
+        bytes: include_bytes!("../../../data/traces/msnfs-40k-70k.zst"),
+    },
+    Builtin {
+        name: "cloudphysics",
+        format: "cloudphysics",
+        about: "CloudPhysics VSCSI trace, first 20,000 requests (79% writes)",
+        bytes: include_bytes!("../../../data/traces/cloudphysics-20k.csv.zst"),
+    },
+    Builtin {
+        name: "financial1",
+        format: "ssdsim",
+        about: "UMass/SPC Financial1 sample shipped with SSDsim (10,000 requests; 59% writes)",
+        bytes: include_bytes!("../../../data/traces/financial1-10k.zst"),
+    },
+];
+
+pub fn names() -> Vec<&'static str> {
+    BUILTINS.iter().map(|b| b.name).collect()
+}
+
+/// The built-in trace a `builtin:NAME` path names (`None` for an ordinary path).
+pub fn find(path: &std::path::Path) -> Option<Result<&'static Builtin, Error>> {
+    let name = path.to_str()?.strip_prefix(PREFIX)?;
+    Some(BUILTINS.iter().find(|b| b.name == name).ok_or_else(|| Error::unknown("built-in trace", name, names())))
+}
