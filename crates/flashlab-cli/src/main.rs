@@ -354,6 +354,10 @@ fn list() {
     for f in workload::trace::FORMATS {
         emit(format!("  {:<16} {}", f.name, f.about));
     }
+    emit("built-in traces ([workload] path = \"builtin:NAME\"):".to_string());
+    for b in workload::trace::builtin::BUILTINS {
+        emit(format!("  {:<16} {} ({})", format!("builtin:{}", b.name), b.about, b.format));
+    }
     emit("reproductions (flashlab reproduce NAME):".to_string());
     for r in flashlab::reproduce::REPRODUCTIONS {
         emit(format!("  {:<16} {}", r.name, r.about));

@@ -67,6 +67,34 @@ fn run_writes_results_with_the_promised_keys() {
     assert!(v["series"].as_array().unwrap().len() >= 10);
 }
 
+/// `--crash-at N`: the run stops after N requests and reports the acknowledged writes a power
+/// failure loses — the DRAM-only dirty pages (DWB: some; CBM: none; a DRAM LRU: every dirty
+/// page) — after checking every other last write survives in NVRAM or flash.
+#[test]
+fn crash_at_reports_the_writes_a_power_failure_loses() {
+    for (policy, mem) in [("dwb", &["--set", "buffer.dram=\"1MiB\"", "--set", "buffer.nvram=\"256KiB\""][..]), ("cbm", &["--set", "buffer.dram=\"1MiB\"", "--set", "buffer.nvram=\"256KiB\""][..]), ("lru", &["--set", "buffer.dram=\"1MiB\""][..])] {
+        let out = tmp(&format!("crash-{policy}"));
+        let mut extra = vec!["--crash-at", "3000", "--set"];
+        let p = format!("buffer.policy=\"{policy}\"");
+        extra.push(&p);
+        extra.extend_from_slice(mem);
+        let v = run_small(&out, &extra);
+        assert_eq!(get(&v, "host.requests"), 3000, "{policy}: the run stops at the crash");
+        let crash = get(&v, "buffer.crash");
+        let lost = crash["lost"].as_array().unwrap().len() as u64;
+        assert!(crash["survived_pages"].as_u64().unwrap() > 0);
+        match policy {
+            "cbm" => assert!(lost == 0 && crash["nvram_pages"].as_u64().unwrap() > 0, "{crash}"),
+            "dwb" => assert!(lost > 0 && crash["nvram_pages"].as_u64().unwrap() > 0, "{crash}"),
+            _ => assert!(lost > 0 && crash["nvram_pages"] == 0, "{crash}"),
+        }
+        assert!(get(&v, "buffer.exposed_peak").as_u64().unwrap() >= lost);
+    }
+    let o = flashlab(&["run", "configs/default.toml", "--quiet", "--set", "buffer.policy=\"dwb\"", "--set", "buffer.dram=\"1MiB\""]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("buffer.nvram"), "a two-memory policy without NVRAM names the key: {}", text(&o));
+}
+
 /// Everything but wall-clock figures is identical for the same config and seed.
 #[test]
 fn same_config_and_seed_give_identical_results() {
@@ -110,7 +138,7 @@ fn list_names_every_registry() {
     let o = flashlab(&["list"]);
     assert!(o.status.success());
     let t = text(&o);
-    for needle in ["greedy", "cost-benefit", "fifo", "page", "passthrough", "zipf", "msr", "default", "femu-8gb"] {
+    for needle in ["greedy", "cost-benefit", "fifo", "page", "passthrough", "zipf", "msr", "default", "femu-8gb", "dwb", "lb-clock", "bplru", "cbm", "builtin:msnfs"] {
         assert!(t.contains(needle), "`flashlab list` lacks {needle}");
     }
 }
@@ -323,6 +351,23 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
         assert!(wreport.contains(needle), "wadpm report lacks {needle}");
     }
     check_snapshot("wadpm-quick-report.md", &wreport);
+
+    assert!(html.contains("<section id=\"dwb\">"), "index.html lacks the dwb section");
+    let d: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("dwb/results.json")).unwrap()).unwrap();
+    let drows = d["rows"].as_array().unwrap();
+    // 4 workloads x (no buffer + 3 sizes x 7 policies), 8 more NVRAM shares, 4 reuse rows.
+    assert_eq!(drows.len(), 4 * (1 + 3 * 7) + 8 + 4);
+    for r in drows.iter().filter(|r| r["policy"] != "reuse-distance" && r["policy"] != "none") {
+        let h = r["hit_ratio"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&h) && r["erases"].as_u64().is_some() && r["workload"].is_string(), "{r}");
+    }
+    let cbm = drows.iter().find(|r| r["workload"] == "cloudphysics" && r["policy"] == "cbm" && r["buffer_mib"] == 16).unwrap();
+    assert_eq!(cbm["exposed_peak"], 0, "CBM never holds dirty pages in DRAM");
+    let dreport = std::fs::read_to_string(out.join("dwb/report.md")).unwrap();
+    for needle in ["Trace substitutions", "builtin:financial1", "CAMWEBDEV", "+116.51%", "+109.15%", "56.66%", "Fig. 9", "Fig. 10", "Where we agree", "nvram-share.svg"] {
+        assert!(dreport.contains(needle), "dwb report lacks {needle}");
+    }
+    check_snapshot("dwb-quick-report.md", &dreport);
 
     let o = flashlab(&["reproduce", "2rppp"]);
     assert!(text(&o).contains("unknown reproduction `2rppp`") && text(&o).contains("2rpp"), "{}", text(&o));
