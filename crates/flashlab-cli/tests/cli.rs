@@ -502,3 +502,37 @@ fn every_mapping_scheme_runs_traces_and_generators() {
         }
     }
 }
+
+/// Every buffer policy runs every trace — the shipped excerpts, the built-in ones, and the full
+/// files of `../shared/traces` when present — with every read checked against the last write.
+#[test]
+fn every_buffer_policy_runs_every_trace() {
+    use flashlab::{buffer, config::Config, presets, sim, workload::trace::builtin};
+    let mut paths: Vec<String> = trace_files().iter().map(|p| p.display().to_string()).collect();
+    paths.extend(builtin::names().iter().map(|n| format!("builtin:{n}")));
+    let preset = presets::find("dwb-64gb").unwrap();
+    for path in &paths {
+        for policy in buffer::names() {
+            let mut sets: Vec<String> = [
+                "device.logical_capacity=\"2GiB\"", "device.blocks_per_plane=137", "precondition.fill=false",
+                "precondition.overwrite=0", "sim.verify=true", "buffer.dram=\"2MiB\"", "buffer.nvram=0",
+            ]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+            sets.push(format!("buffer.policy=\"{policy}\""));
+            sets.push(format!("workload.path=\"{path}\""));
+            if policy == "cbm" || policy == "dwb" {
+                sets.push("buffer.nvram=\"512KiB\"".into());
+            }
+            let cfg = Config::from_toml_str(preset.text, "test", &sets).unwrap();
+            let r = sim::run(&cfg, &mut sim::Quiet).unwrap_or_else(|e| panic!("{policy} on {path}: {e}"));
+            assert!(r.host.requests > 0, "{policy} on {path}");
+            assert_eq!(r.sim.verified_reads, r.host.read_pages, "{policy} on {path}");
+            if policy != "none" {
+                let h = r.buffer.hit_ratio.unwrap_or(0.0);
+                assert!((0.0..=1.0).contains(&h), "{policy} on {path}: hit ratio {h}");
+            }
+        }
+    }
+}
