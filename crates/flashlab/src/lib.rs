@@ -8,6 +8,7 @@ pub mod buffer;
 pub mod config;
 pub mod device;
 pub mod error;
+pub mod fastmap;
 pub mod ftl;
 pub mod host;
 pub mod nand;

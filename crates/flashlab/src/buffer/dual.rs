@@ -8,6 +8,7 @@
 use super::pages::{Entry, EvictPolicy, FlushLog, PageStore};
 use super::{BufferCounters as Counters, CrashImage, WriteBuffer};
 use crate::error::Error;
+use crate::fastmap::{self, FastMap};
 use crate::ftl::{Ftl, ReadOutcome};
 
 /// Where the two policies differ in mechanism.
@@ -30,6 +31,9 @@ pub struct Dual<D, N> {
     rule: DualRule,
     counters: Counters,
     log: FlushLog,
+    /// DRAM pages per logical block, so an NVRAM eviction looks for same-block DRAM pages
+    /// only when there are some.
+    dram_blocks: FastMap<u64, u32>,
 }
 
 /// One page of an NVRAM victim block's write-back.
@@ -42,12 +46,27 @@ enum Down {
 impl<D: EvictPolicy, N: EvictPolicy> Dual<D, N> {
     pub fn new(dram: PageStore, nvram: PageStore, d: D, n: N, pages_per_block: u64, rule: DualRule) -> Self {
         assert!(dram.volatile && !nvram.volatile);
-        Dual { dram, nvram, d, n, ppb: pages_per_block, rule, counters: Counters::default(), log: FlushLog::default() }
+        let dram_blocks = fastmap::with_capacity(dram.capacity() as usize);
+        Dual { dram, nvram, d, n, ppb: pages_per_block, rule, counters: Counters::default(), log: FlushLog::default(), dram_blocks }
     }
 
     fn insert_dram(&mut self, lpn: u64, tag: u32, how: Entry) {
         let s = self.dram.insert(lpn, tag, how.dirty());
         self.d.on_insert(s, lpn, how);
+        *self.dram_blocks.entry(lpn / self.ppb).or_insert(0) += 1;
+    }
+
+    /// Take DRAM slot `s` out (evicted, moved or trimmed); returns its (lpn, tag).
+    fn remove_dram(&mut self, s: u32) -> (u64, u32) {
+        let lpn = self.dram.lpn[s as usize];
+        self.d.on_remove(s, lpn);
+        let block = lpn / self.ppb;
+        let n = self.dram_blocks.get_mut(&block).expect("a DRAM page's block is counted");
+        *n -= 1;
+        if *n == 0 {
+            self.dram_blocks.remove(&block);
+        }
+        self.dram.drop_slot(s)
     }
 
     fn insert_nvram(&mut self, lpn: u64, tag: u32, how: Entry) {
@@ -63,8 +82,7 @@ impl<D: EvictPolicy, N: EvictPolicy> Dual<D, N> {
         let mut done = t_ns;
         for s in self.d.victims(&self.dram) {
             let dirty = self.dram.dirty[s as usize];
-            self.d.on_remove(s, self.dram.lpn[s as usize]);
-            let (lpn, tag) = self.dram.drop_slot(s);
+            let (lpn, tag) = self.remove_dram(s);
             if dirty {
                 self.counters.migrated_pages += 1;
                 done = done.max(self.make_room_nvram(t_ns, ftl)?);
@@ -88,7 +106,8 @@ impl<D: EvictPolicy, N: EvictPolicy> Dual<D, N> {
             debug_assert_eq!(lpn / self.ppb, block, "an NVRAM victim spans blocks");
             down.push((lpn, Down::Nvram(s)));
         }
-        for lpn in block * self.ppb..((block + 1) * self.ppb).min(ftl.logical_pages()) {
+        let in_dram = if self.dram_blocks.contains_key(&block) { block * self.ppb..((block + 1) * self.ppb).min(ftl.logical_pages()) } else { 0..0 };
+        for lpn in in_dram {
             if let Some(s) = self.dram.slot(lpn) {
                 if self.dram.dirty[s as usize] {
                     down.push((lpn, Down::DramDirty(s)));
@@ -166,8 +185,7 @@ impl<D: EvictPolicy, N: EvictPolicy> WriteBuffer for Dual<D, N> {
             }
             (held, true) => {
                 if let Some(s) = held {
-                    self.d.on_remove(s, lpn);
-                    self.dram.drop_slot(s);
+                    self.remove_dram(s);
                 }
                 let freed = self.make_room_nvram(t_ns, ftl)?;
                 self.insert_nvram(lpn, tag, Entry::Write);
@@ -178,8 +196,7 @@ impl<D: EvictPolicy, N: EvictPolicy> WriteBuffer for Dual<D, N> {
 
     fn trim(&mut self, lpn: u64, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error> {
         if let Some(s) = self.dram.slot(lpn) {
-            self.d.on_remove(s, lpn);
-            self.dram.drop_slot(s);
+            self.remove_dram(s);
         }
         if let Some(s) = self.nvram.slot(lpn) {
             self.n.on_remove(s, lpn);
@@ -217,6 +234,13 @@ impl<D: EvictPolicy, N: EvictPolicy> WriteBuffer for Dual<D, N> {
         self.nvram.validate().map_err(|e| format!("NVRAM {e}"))?;
         self.d.validate(&self.dram)?;
         self.n.validate(&self.nvram)?;
+        let mut blocks: FastMap<u64, u32> = fastmap::with_capacity(self.dram_blocks.len());
+        for s in (0..self.dram.capacity()).filter(|&s| self.dram.is_held(s)) {
+            *blocks.entry(self.dram.lpn[s as usize] / self.ppb).or_insert(0) += 1;
+        }
+        if blocks != self.dram_blocks {
+            return Err(format!("dual buffer: DRAM pages per block {:?}, counted {:?}", blocks, self.dram_blocks));
+        }
         for s in 0..self.dram.capacity() {
             let lpn = self.dram.lpn[s as usize];
             if lpn == u64::MAX {

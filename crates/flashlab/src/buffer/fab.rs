@@ -4,80 +4,143 @@
 //! with the most buffered pages, the least recently used one among ties; all its pages leave
 //! together (dirty ones written down in page order, clean ones dropped), which suits
 //! block-level FTLs. Reads are cached too (clean pages). All DRAM.
+//!
+//! Blocks sit in one list per page count, each least recently used first, so the victim is the
+//! head of the fullest non-empty list: O(1) per access instead of a scan over the blocks.
 
-use std::collections::BTreeMap;
-
-use super::pages::{Buffered, Entry, EvictPolicy, PageStore};
+use super::groups::Groups;
+use super::pages::{Buffered, Entry, EvictPolicy, PageStore, NIL};
 use super::{BufferConfig, BufferContext, WriteBuffer};
 use crate::error::Error;
-
-#[derive(Clone, Debug, Default)]
-struct Group {
-    slots: Vec<u32>,
-    /// Logical time of the group's last access.
-    last_use: u64,
-}
+use crate::ftl::gc::seglist::SegLists;
 
 pub struct Fab {
-    ppb: u64,
-    /// Groups by block number (ordered, so ties break the same way every run).
-    groups: BTreeMap<u64, Group>,
+    groups: Groups,
+    /// List k: groups holding k pages, least (head) to most recently used.
+    by_size: SegLists,
+    /// Logical time of each group's last access (orders a group re-entering a list).
+    last_use: Vec<u64>,
     clock: u64,
+    /// Upper bound on the fullest non-empty list.
+    max: usize,
+    /// The group being evicted: out of the lists while its pages leave.
+    leaving: u32,
 }
 
 pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuffer>, Error> {
-    assert!(ctx.pages_per_block > 0);
-    let fab = Fab { ppb: ctx.pages_per_block, groups: BTreeMap::new(), clock: 0 };
-    Ok(Box::new(Buffered::new(cfg.single_store(ctx)?, fab)))
+    let pages = cfg.single_store(ctx)?;
+    let fab = Fab::new(pages.capacity(), ctx.pages_per_block);
+    Ok(Box::new(Buffered::new(pages, fab)))
+}
+
+impl Fab {
+    pub fn new(slots: u32, pages_per_block: u64) -> Self {
+        let n = slots as usize;
+        Fab {
+            groups: Groups::new(slots, pages_per_block),
+            by_size: SegLists::new(pages_per_block as usize + 1, n),
+            last_use: vec![0; n],
+            clock: 0,
+            max: 0,
+            leaving: NIL,
+        }
+    }
+
+    /// Put `g` (in no list) into the list of its size, in recency order.
+    fn place(&mut self, g: u32) {
+        let k = self.groups.len(g);
+        self.max = self.max.max(k);
+        let mut after = self.by_size.tail(k);
+        while after != NIL && self.last_use[after as usize] > self.last_use[g as usize] {
+            after = self.by_size.prev(after);
+        }
+        if after == NIL {
+            self.by_size.push_front(k, g);
+        } else {
+            self.by_size.insert_after(k, g, after);
+        }
+    }
+
+    fn touch(&mut self, g: u32) {
+        self.clock += 1;
+        self.last_use[g as usize] = self.clock;
+    }
 }
 
 impl EvictPolicy for Fab {
     fn on_insert(&mut self, slot: u32, lpn: u64, _how: Entry) {
-        self.clock += 1;
-        let g = self.groups.entry(lpn / self.ppb).or_default();
-        g.slots.push(slot);
-        g.last_use = self.clock;
+        if let Some(g) = self.groups.of(lpn) {
+            self.by_size.unlink(self.groups.len(g), g);
+        }
+        let (g, _) = self.groups.add(slot, lpn);
+        self.touch(g);
+        self.place(g);
     }
 
     fn on_hit(&mut self, _slot: u32, lpn: u64, _write: bool) {
-        self.clock += 1;
-        if let Some(g) = self.groups.get_mut(&(lpn / self.ppb)) {
-            g.last_use = self.clock;
-        }
+        let g = self.groups.of(lpn).expect("a buffered page has a group");
+        self.by_size.unlink(self.groups.len(g), g);
+        self.touch(g);
+        self.place(g);
     }
 
     fn on_remove(&mut self, slot: u32, lpn: u64) {
-        let block = lpn / self.ppb;
-        let g = self.groups.get_mut(&block).expect("a buffered page has a group");
-        g.slots.retain(|&x| x != slot);
-        if g.slots.is_empty() {
-            self.groups.remove(&block);
+        let g = self.groups.of(lpn).expect("a buffered page has a group");
+        if g == self.leaving {
+            if self.groups.remove(slot, lpn).1 {
+                self.leaving = NIL;
+            }
+            return;
+        }
+        self.by_size.unlink(self.groups.len(g), g);
+        if !self.groups.remove(slot, lpn).1 {
+            self.place(g);
         }
     }
 
     /// Every page of the largest group (LRU among ties), in page order.
     fn victims(&mut self, pages: &PageStore) -> Vec<u32> {
-        let group = self
-            .groups
-            .values()
-            .max_by(|a, b| a.slots.len().cmp(&b.slots.len()).then(b.last_use.cmp(&a.last_use)))
-            .expect("a full buffer has a group");
-        let mut slots = group.slots.clone();
-        slots.sort_by_key(|&s| pages.lpn[s as usize]);
-        slots
+        while self.by_size.head(self.max) == NIL {
+            assert!(self.max > 0, "a full buffer has a group");
+            self.max -= 1;
+        }
+        let g = self.by_size.head(self.max);
+        self.by_size.unlink(self.max, g);
+        self.leaving = g;
+        self.groups.sorted_slots(g, pages)
     }
 
     fn validate(&self, pages: &PageStore) -> Result<(), String> {
-        let grouped: usize = self.groups.values().map(|g| g.slots.len()).sum();
-        let held = (0..pages.capacity()).filter(|&s| pages.is_held(s)).count();
-        if grouped != held {
-            return Err(format!("fab: {grouped} pages in groups, {held} buffered"));
-        }
-        for (&b, g) in &self.groups {
-            if let Some(&s) = g.slots.iter().find(|&&s| pages.lpn[s as usize] / self.ppb != b) {
-                return Err(format!("fab: slot {s} in group {b} holds lpn {}", pages.lpn[s as usize]));
+        self.groups.validate(pages, "fab")?;
+        let mut listed = 0;
+        for k in 0..self.by_size_lists() {
+            let mut g = self.by_size.head(k);
+            let mut prev_use = 0;
+            while g != NIL {
+                if self.groups.len(g) != k {
+                    return Err(format!("fab: group {g} of {} pages in list {k}", self.groups.len(g)));
+                }
+                if k > self.max {
+                    return Err(format!("fab: list {k} above the maximum {}", self.max));
+                }
+                if self.last_use[g as usize] < prev_use {
+                    return Err(format!("fab: list {k} out of recency order at group {g}"));
+                }
+                prev_use = self.last_use[g as usize];
+                listed += 1;
+                g = self.by_size.next(g);
             }
         }
+        let live = self.groups.live().count();
+        if listed != live {
+            return Err(format!("fab: {listed} groups listed, {live} buffered"));
+        }
         Ok(())
+    }
+}
+
+impl Fab {
+    fn by_size_lists(&self) -> usize {
+        self.groups.ppb as usize + 1
     }
 }

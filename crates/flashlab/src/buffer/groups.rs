@@ -3,13 +3,12 @@
 //! at least one page, so group ids fit in `0..slots` and the policies keep their orders in flat
 //! arrays indexed by group id.
 
-use std::collections::HashMap;
-
 use super::pages::PageStore;
+use crate::fastmap::{self, FastMap};
 
 pub struct Groups {
     pub ppb: u64,
-    of_block: HashMap<u64, u32>,
+    of_block: FastMap<u64, u32>,
     /// Per group id: its block and the slots holding its pages.
     pub block: Vec<u64>,
     pub slots: Vec<Vec<u32>>,
@@ -22,7 +21,7 @@ impl Groups {
         assert!(pages_per_block > 0);
         Groups {
             ppb: pages_per_block,
-            of_block: HashMap::new(),
+            of_block: fastmap::with_capacity(slots as usize),
             block: vec![u64::MAX; slots as usize],
             slots: vec![Vec::new(); slots as usize],
             free: (0..slots).rev().collect(),

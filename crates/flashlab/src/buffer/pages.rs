@@ -6,10 +6,9 @@
 //! about inserts, hits and removals and names the victims when the buffer is full; [`Buffered`]
 //! (one memory) and [`super::dual::Dual`] (DRAM + NVRAM) do the rest.
 
-use std::collections::HashMap;
-
 use super::{BufferCounters as Counters, CrashImage, WriteBuffer};
 use crate::error::Error;
+use crate::fastmap::{self, FastMap};
 use crate::ftl::{Ftl, ReadOutcome};
 
 /// How a page enters a store.
@@ -211,7 +210,7 @@ pub struct PageStore {
     pub lpn: Vec<u64>,
     pub tag: Vec<u32>,
     pub dirty: Vec<bool>,
-    slot_of: HashMap<u64, u32>,
+    slot_of: FastMap<u64, u32>,
     free: Vec<u32>,
     /// Pages held dirty now.
     dirty_pages: u64,
@@ -229,7 +228,7 @@ impl PageStore {
             lpn: vec![u64::MAX; n],
             tag: vec![0; n],
             dirty: vec![false; n],
-            slot_of: HashMap::with_capacity(n),
+            slot_of: fastmap::with_capacity(n),
             free: (0..slots).rev().collect(),
             dirty_pages: 0,
             written: 0,

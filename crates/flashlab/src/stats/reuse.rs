@@ -9,11 +9,11 @@
 //! the tree doubles (rebuilt from the latest-access map) when time outgrows it. Distances are
 //! kept in power-of-two buckets, so [`ReuseDistance::within`] is exact for power-of-two sizes.
 
-use std::collections::HashMap;
+use crate::fastmap::FastMap;
 
 #[derive(Clone, Debug, Default)]
 pub struct ReuseDistance {
-    last: HashMap<u64, u64>,
+    last: FastMap<u64, u64>,
     /// Fenwick tree, 1-based over times 1..tree.len()-1.
     tree: Vec<u32>,
     now: u64,

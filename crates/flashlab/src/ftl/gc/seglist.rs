@@ -62,6 +62,20 @@ impl SegLists {
         self.head[list] = seg;
     }
 
+    /// Put `seg` (in no list) right after `after` (in `list`).
+    #[inline]
+    pub fn insert_after(&mut self, list: usize, seg: u32, after: u32) {
+        let n = self.next[after as usize];
+        self.prev[seg as usize] = after;
+        self.next[seg as usize] = n;
+        self.next[after as usize] = seg;
+        if n == NIL {
+            self.tail[list] = seg;
+        } else {
+            self.prev[n as usize] = seg;
+        }
+    }
+
     /// Remove `seg` from `list`, the list it is in.
     #[inline]
     pub fn unlink(&mut self, list: usize, seg: u32) {
@@ -118,5 +132,9 @@ mod tests {
         assert_eq!(items(&l, 1), [3, 1]);
         assert_eq!(items(&l, 0), [0, 4, 5]);
         assert_eq!(l.prev(4), 0);
+        l.insert_after(0, 2, 5);
+        l.insert_after(0, 1, 0);
+        assert_eq!(items(&l, 0), [0, 1, 4, 5, 2]);
+        assert_eq!((l.tail(0), l.prev(2), l.prev(4)), (2, 5, 1));
     }
 }
