@@ -93,6 +93,12 @@ fn crash_at_reports_the_writes_a_power_failure_loses() {
     let o = flashlab(&["run", "configs/default.toml", "--quiet", "--set", "buffer.policy=\"dwb\"", "--set", "buffer.dram=\"1MiB\""]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("buffer.nvram"), "a two-memory policy without NVRAM names the key: {}", text(&o));
+    for (n, says) in [("0", "at least 1"), ("99999999", "the workload ended after")] {
+        let out = tmp("crash-bad");
+        let o = flashlab(&["run", "configs/default.toml", "--quiet", "--out", out.to_str().unwrap(), "--set", "workload.volume_ratio=0.1", "--set", "device.blocks_per_plane=64", "--crash-at", n]);
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+        assert!(text(&o).contains("sim.crash_at") && text(&o).contains(says), "{}", text(&o));
+    }
 }
 
 /// Everything but wall-clock figures is identical for the same config and seed.

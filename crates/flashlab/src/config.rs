@@ -291,6 +291,9 @@ impl Config {
         if self.sim.intervals == 0 {
             return Err(Error::config("sim.intervals", "must be at least 1"));
         }
+        if self.sim.crash_at == Some(0) {
+            return Err(Error::config("sim.crash_at", "must be at least 1 (power fails after that many host requests)"));
+        }
         if self.sim.interval_writes == Some(0) {
             return Err(Error::config("sim.interval_writes", "must be at least 1"));
         }

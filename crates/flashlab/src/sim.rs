@@ -271,6 +271,12 @@ impl Measure {
                 return Ok(true);
             }
         }
+        if let Some(n) = cfg.sim.crash_at {
+            return Err(Error::config(
+                "sim.crash_at",
+                format!("power was to fail after request {n}, but the workload ended after {} requests", self.host.requests),
+            ));
+        }
         let t = self.last_done;
         self.last_done = self.last_done.max(dev.flush(t)?);
         Ok(false)
