@@ -531,6 +531,9 @@ fn every_buffer_policy_runs_every_trace() {
             if policy == "cbm" || policy == "dwb" {
                 sets.push("buffer.nvram=\"512KiB\"".into());
             }
+            if policy == "none" {
+                sets.push("buffer.dram=0".into());
+            }
             let cfg = Config::from_toml_str(preset.text, "test", &sets).unwrap();
             let r = sim::run(&cfg, &mut sim::Quiet).unwrap_or_else(|e| panic!("{policy} on {path}: {e}"));
             assert!(r.host.requests > 0, "{policy} on {path}");

@@ -34,13 +34,37 @@ pub struct Device {
     writes: u64,
     /// Per logical page: value of `writes` at its last write, 0 if never written.
     last_write: Option<Vec<u64>>,
+    /// `host.out_of_range = "compact"`: host page numbers remapped block by block.
+    remap: Option<BlockRemap>,
+}
+
+/// Host blocks (of `ppb` pages) to device blocks, assigned in first-touch order.
+struct BlockRemap {
+    ppb: u64,
+    map: crate::fastmap::FastMap<u64, u64>,
+    blocks: u64,
+}
+
+impl BlockRemap {
+    #[inline]
+    fn map(&mut self, lpn: u64) -> Result<u64, Error> {
+        let next = self.map.len() as u64;
+        let b = *self.map.entry(lpn / self.ppb).or_insert(next);
+        if b >= self.blocks {
+            return Err(Error::config(
+                "host.out_of_range",
+                format!("\"compact\": the workload touches more than the device's {} blocks of {} pages; use a larger device", self.blocks, self.ppb),
+            ));
+        }
+        Ok(b * self.ppb + lpn % self.ppb)
+    }
 }
 
 impl Device {
     pub fn new(buffer: Box<dyn WriteBuffer>, ftl: Box<dyn Ftl>, page_size: u64, verify: bool, check: bool) -> Self {
         let logical_pages = ftl.logical_pages();
         assert!(page_size.is_power_of_two(), "page size {page_size} is not a power of two");
-        Device { buffer, ftl, page_size, page_shift: page_size.trailing_zeros(), logical_pages, oracle: verify.then(|| vec![0; logical_pages as usize]), next_tag: 1, check, writes: 0, last_write: None }
+        Device { buffer, ftl, page_size, page_shift: page_size.trailing_zeros(), logical_pages, oracle: verify.then(|| vec![0; logical_pages as usize]), next_tag: 1, check, writes: 0, last_write: None, remap: None }
     }
 
     #[inline]
@@ -59,8 +83,32 @@ impl Device {
         self.logical_pages
     }
 
+    /// Remap host pages block by block in first-touch order from now on (`pages_per_block`).
+    pub fn compact_addresses(&mut self, pages_per_block: u64) {
+        let blocks = self.logical_pages / pages_per_block;
+        self.remap = Some(BlockRemap { ppb: pages_per_block, map: crate::fastmap::with_capacity(1024), blocks });
+    }
+
+    /// The device page a host page number names: remapped (`compact`), or wrapped modulo the
+    /// capacity (the simulator has already refused out-of-range requests unless told to wrap).
+    #[inline]
+    fn device_page(&mut self, lpn: u64) -> Result<u64, Error> {
+        match &mut self.remap {
+            Some(r) => r.map(lpn),
+            None if lpn >= self.logical_pages => Ok(lpn % self.logical_pages),
+            None => Ok(lpn),
+        }
+    }
+
     #[inline]
     pub fn read(&mut self, lpn: u64, t_ns: u64) -> Result<u64, Error> {
+        let lpn = self.device_page(lpn)?;
+        self.read_page(lpn, t_ns)
+    }
+
+    /// Read device page `lpn` (after any remap).
+    #[inline]
+    fn read_page(&mut self, lpn: u64, t_ns: u64) -> Result<u64, Error> {
         let r = self.buffer.read(lpn, t_ns, self.ftl.as_mut())?;
         if let Some(o) = &self.oracle {
             let want = o[lpn as usize];
@@ -73,6 +121,7 @@ impl Device {
 
     #[inline]
     pub fn write(&mut self, lpn: u64, t_ns: u64) -> Result<u64, Error> {
+        let lpn = self.device_page(lpn)?;
         let tag = self.take_tag();
         let done = self.buffer.write(lpn, tag, t_ns, self.ftl.as_mut())?;
         self.acknowledged(lpn, tag);
@@ -134,6 +183,7 @@ impl Device {
     }
 
     pub fn trim(&mut self, lpn: u64, t_ns: u64) -> Result<u64, Error> {
+        let lpn = self.device_page(lpn)?;
         let done = self.buffer.trim(lpn, t_ns, self.ftl.as_mut())?;
         if let Some(o) = &mut self.oracle {
             o[lpn as usize] = 0;
@@ -183,7 +233,7 @@ impl Device {
             return Ok(0);
         }
         for lpn in 0..self.logical_pages {
-            self.read(lpn, 0)?;
+            self.read_page(lpn, 0)?;
         }
         Ok(self.logical_pages)
     }

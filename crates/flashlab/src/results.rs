@@ -103,8 +103,12 @@ pub struct Results {
     pub gc: GcReport,
     /// Write classes and merges (block-level and hybrid mapping schemes only).
     pub hybrid: Option<crate::ftl::HybridReport>,
-    /// Flash programs / host page writes reaching the FTL (null when there were none).
+    /// Flash programs / host page writes (null when there were none): the device's write
+    /// amplification, write buffer included.
     pub waf: Option<f64>,
+    /// Flash programs / page writes that reached the FTL (the buffer's write-backs): the FTL's
+    /// own amplification. Equal to `waf` without a buffer.
+    pub waf_ftl: Option<f64>,
     /// Per-block erase counts at the end (whole life, preconditioning included).
     pub wear: Wear,
     /// (erase count, blocks with that count), ascending.
@@ -194,15 +198,12 @@ impl fmt::Display for Results {
             let b = &self.buffer;
             let batches: u64 = b.flush_batches.iter().map(|x| x.1).sum();
             let mean = if batches > 0 { b.flush_batches.iter().map(|x| x.0 * x.1).sum::<u64>() as f64 / batches as f64 } else { 0.0 };
+            writeln!(f, "buffer       hit ratio {} (reads {}, writes {})", opt(b.hit_ratio, 4), opt(b.read_hit_ratio, 4), opt(b.write_hit_ratio, 4))?;
+            let evicted = if batches > 0 { format!("{batches} evictions, mean {mean:.2} pages each") } else { "no eviction wrote".into() };
             writeln!(
                 f,
-                "buffer       hit ratio {} (reads {}, writes {}); {} pages written down, {} evictions writing (mean {:.2} pages)",
-                opt(b.hit_ratio, 4),
-                opt(b.read_hit_ratio, 4),
-                opt(b.write_hit_ratio, 4),
-                c.flushed_pages,
-                batches,
-                mean
+                "write-back   {} pages written down: {} at the end-of-run flush, the rest by evictions ({evicted})",
+                c.flushed_pages, c.flush_command_pages
             )?;
             writeln!(f, "exposure     dirty pages only in DRAM: peak {}, mean {:.1}", b.exposed_peak, b.exposed_mean)?;
         }
@@ -216,7 +217,11 @@ impl fmt::Display for Results {
                 c.survived_pages
             )?;
         }
-        writeln!(f, "WAF          {}", opt(self.waf, 3))?;
+        if self.config.buffer.policy == "none" {
+            writeln!(f, "WAF          {}", opt(self.waf, 3))?;
+        } else {
+            writeln!(f, "WAF          {} (flash programs / host page writes; FTL alone: {})", opt(self.waf, 3), opt(self.waf_ftl, 3))?;
+        }
         writeln!(
             f,
             "wear         erases/block min {} max {} mean {:.2} sd {:.2}",

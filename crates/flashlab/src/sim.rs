@@ -55,7 +55,15 @@ pub fn build_device(cfg: &Config, r: &Resolved) -> Result<Device, Error> {
         &buffer::BufferContext { page_size: r.page_size, pages_per_block: r.layout.geo.pages_per_block as u64 },
     )?;
     let verify = cfg.sim.verify || cfg.sim.crash_at.is_some();
-    Ok(Device::new(buffer, ftl, r.page_size, verify, cfg.sim.check))
+    let buffered = cfg.buffer.dram.0 + cfg.buffer.nvram.0;
+    if cfg.buffer.policy != "none" && buffered / r.page_size > r.logical_pages {
+        return Err(Error::config("buffer.dram", format!("a buffer of {buffered} bytes is larger than the device's logical capacity")));
+    }
+    let mut dev = Device::new(buffer, ftl, r.page_size, verify, cfg.sim.check);
+    if cfg.host.out_of_range == OutOfRange::Compact {
+        dev.compact_addresses(r.layout.geo.pages_per_block as u64);
+    }
+    Ok(dev)
 }
 
 /// Build the workload named by `[workload] kind`.
@@ -288,7 +296,7 @@ impl Measure {
             return Err(Error::input(at().with_field("size"), "request of 0 bytes"));
         }
         let end = req.offset.checked_add(req.len);
-        if end.is_some_and(|e| e <= self.capacity) {
+        if end.is_some_and(|e| e <= self.capacity) || (policy == OutOfRange::Compact && end.is_some()) {
             return Ok(());
         }
         match policy {
@@ -303,6 +311,8 @@ impl Measure {
                 req.offset %= self.capacity;
                 Ok(())
             }
+            // The device remaps every page (Device::compact_addresses).
+            OutOfRange::Compact => Ok(()),
         }
     }
 
@@ -359,7 +369,8 @@ impl Measure {
                 segments: r.layout.segments,
                 pages_per_segment: r.layout.pages_per_segment,
             },
-            waf: (ftl_c.host_writes > 0).then(|| flash.programs as f64 / ftl_c.host_writes as f64),
+            waf: (self.host.write_pages > 0).then(|| flash.programs as f64 / self.host.write_pages as f64),
+            waf_ftl: (ftl_c.host_writes > 0).then(|| flash.programs as f64 / ftl_c.host_writes as f64),
             flash,
             ftl: ftl_c,
             host: self.host,

@@ -50,17 +50,23 @@ pub struct ByteSize(pub u64);
 
 impl<'de> Deserialize<'de> for ByteSize {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            Int(i64),
-            Text(String),
+        struct Size;
+        impl serde::de::Visitor<'_> for Size {
+            type Value = ByteSize;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a size: a whole number of bytes or a string with a unit, like \"16MiB\"")
+            }
+            fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<ByteSize, E> {
+                u64::try_from(n).map(ByteSize).map_err(|_| E::custom(format!("size must not be negative (got {n})")))
+            }
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<ByteSize, E> {
+                Ok(ByteSize(n))
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<ByteSize, E> {
+                parse_size(s).map(ByteSize).map_err(E::custom)
+            }
         }
-        match Raw::deserialize(d)? {
-            Raw::Int(n) if n >= 0 => Ok(ByteSize(n as u64)),
-            Raw::Int(n) => Err(serde::de::Error::custom(format!("size must not be negative (got {n})"))),
-            Raw::Text(s) => parse_size(&s).map(ByteSize).map_err(serde::de::Error::custom),
-        }
+        d.deserialize_any(Size)
     }
 }
 

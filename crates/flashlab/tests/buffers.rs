@@ -12,7 +12,7 @@ fn device(policy: &str) -> Device {
     let geo = Geometry { channels: 1, chips_per_channel: 1, dies_per_chip: 1, planes_per_die: 1, blocks_per_plane: 32, pages_per_block: 8, page_size: 4096 };
     let cfg = FtlConfig::default();
     let spec = FtlSpec { layout: Layout::new(geo, GcUnit::Block), logical_pages: 128, config: &cfg, verify: true, timing: None };
-    let b = buffer::build(&BufferConfig::dram(policy, 4 * 4096), &buffer::BufferContext { page_size: 4096, pages_per_block: 8 }).unwrap();
+    let b = buffer::build(&BufferConfig::dram(policy, if policy == "none" { 0 } else { 4 * 4096 }), &buffer::BufferContext { page_size: 4096, pages_per_block: 8 }).unwrap();
     Device::new(b, ftl::build(&spec).unwrap(), 4096, true, true)
 }
 
@@ -129,8 +129,9 @@ fn device_with(policy: &str, dram: u64, nvram: u64, ppb: u32, tweak: impl FnOnce
     let geo = Geometry { channels: 1, chips_per_channel: 1, dies_per_chip: 1, planes_per_die: 1, blocks_per_plane: 256 / ppb, pages_per_block: ppb, page_size: 4096 };
     let cfg = FtlConfig::default();
     let spec = FtlSpec { layout: Layout::new(geo, GcUnit::Block), logical_pages: 128, config: &cfg, verify: true, timing: None };
-    let mut bc = BufferConfig::dram(policy, dram * 4096);
-    bc.nvram = ByteSize(nvram * 4096);
+    let held = policy != "none";
+    let mut bc = BufferConfig::dram(policy, if held { dram * 4096 } else { 0 });
+    bc.nvram = ByteSize(if held { nvram * 4096 } else { 0 });
     tweak(&mut bc);
     let b = buffer::build(&bc, &buffer::BufferContext { page_size: 4096, pages_per_block: ppb as u64 }).unwrap();
     Device::new(b, ftl::build(&spec).unwrap(), 4096, true, true)
@@ -266,7 +267,7 @@ fn bplru_pads_victim_blocks_and_compensates_sequential_ones() {
     assert_eq!(flushed(&d) - before, 10);
     assert_eq!(image(&mut d).0, vec![0, 1, 20]);
     // Without padding the victim goes alone.
-    let mut d = device_with("bplru", 6, 0, 4, |b| b.padding = false);
+    let mut d = device_with("bplru", 6, 0, 4, |b| b.padding = Some(false));
     d.write_through(6, 0).unwrap();
     writes(&mut d, &[0, 4, 5, 8, 9, 1, 12]);
     assert_eq!(d.buffer.counters().unwrap().padded_pages, 0);
@@ -348,4 +349,60 @@ fn crash_loses_exactly_the_dram_only_dirty_pages() {
             assert_eq!(d.crash(0).unwrap().lost, Vec::<u64>::new(), "{policy} in NVRAM");
         }
     }
+}
+
+/// Options that mean nothing for the chosen policy are errors naming the key, as are sizes that
+/// are not whole pages.
+#[test]
+fn buffer_options_apply_only_where_they_mean_something() {
+    let ctx = buffer::BufferContext { page_size: 4096, pages_per_block: 8 };
+    let err = |bc: BufferConfig| buffer::build(&bc, &ctx).err().expect("an error").to_string();
+    assert!(err(BufferConfig::dram("none", 4096)).contains("buffer.dram"));
+    assert!(err(BufferConfig { padding: Some(false), ..BufferConfig::dram("lru", 4096) }).contains("buffer.padding"));
+    assert!(err(BufferConfig { block_threshold: Some(2), ..BufferConfig::dram("dwb", 4096) }).contains("buffer.block_threshold"));
+    assert!(err(BufferConfig::dram("lru", 4097)).contains("whole number of 4096-byte pages"));
+    assert!(err(BufferConfig { nvram: ByteSize(4096), ..BufferConfig::dram("lru", 4096) }).contains("not both"));
+    assert!(err(BufferConfig::dram("dwb", 4096)).contains("buffer.nvram"));
+    assert!(err(BufferConfig { block_threshold: Some(9), nvram: ByteSize(4096), ..BufferConfig::dram("cbm", 4096) }).contains("1..=8"));
+    assert!(buffer::build(&BufferConfig { padding: Some(false), ..BufferConfig::dram("bplru", 4096) }, &ctx).is_ok());
+}
+
+/// `host.out_of_range = "compact"` maps trace blocks to device blocks in first-touch order:
+/// every page stays distinct and every block's pages stay together, so each buffer sees exactly
+/// what it sees on a device large enough for the raw addresses; a trace that touches more
+/// blocks than the device has is an error naming the option.
+#[test]
+fn compact_addresses_change_nothing_a_buffer_sees() {
+    use flashlab::{config::Config, presets, sim};
+    let preset = presets::find("dwb-64gb").unwrap();
+    let run = |policy: &str, capacity: &str, blocks: u32, oor: &str, path: &str| {
+        let mut sets: Vec<String> = vec![
+            format!("device.logical_capacity=\"{capacity}\""),
+            format!("device.blocks_per_plane={blocks}"),
+            "precondition.fill=false".into(),
+            "precondition.overwrite=0".into(),
+            "sim.verify=true".into(),
+            format!("host.out_of_range=\"{oor}\""),
+            format!("workload.path=\"{path}\""),
+            format!("buffer.policy=\"{policy}\""),
+            "buffer.dram=\"8MiB\"".into(),
+            "buffer.nvram=0".into(),
+        ];
+        if policy == "dwb" || policy == "cbm" {
+            sets.push("buffer.nvram=\"1MiB\"".into());
+        }
+        sim::run(&Config::from_toml_str(preset.text, "test", &sets).unwrap(), &mut sim::Quiet)
+    };
+    // CloudPhysics' addresses reach 31 GiB; its touched blocks fit in 2 GiB.
+    for policy in ["fab", "dwb", "cbm", "lb-clock"] {
+        let raw = run(policy, "64GiB", 4384, "error", "builtin:cloudphysics").unwrap();
+        let compact = run(policy, "2GiB", 137, "compact", "builtin:cloudphysics").unwrap();
+        assert_eq!(raw.buffer.counters, compact.buffer.counters, "{policy}");
+        assert_eq!(raw.buffer.flush_batches, compact.buffer.flush_batches, "{policy}");
+        assert_eq!(raw.sim.verified_reads, compact.sim.verified_reads);
+        let wrapped = run(policy, "2GiB", 137, "wrap", "builtin:cloudphysics").unwrap();
+        assert_ne!(raw.buffer.counters, wrapped.buffer.counters, "{policy}: wrapping aliases distinct pages");
+    }
+    let err = run("lru", "2GiB", 137, "compact", "builtin:msnfs").err().expect("MSN-FS touches 6 GiB of blocks").to_string();
+    assert!(err.contains("host.out_of_range") && err.contains("larger device"), "{err}");
 }

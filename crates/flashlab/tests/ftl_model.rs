@@ -90,7 +90,7 @@ fn device(mapping: &str, gc: &str, buf: &str, unit: GcUnit, striping: Striping) 
     let f = ftl::build(&spec).unwrap_or_else(|e| panic!("{mapping}/{gc}/{unit:?}/{striping:?}: {e}"));
     // A 16-page buffer (+ 12 pages of NVRAM for the two-memory policies): small enough that
     // evictions, migrations and write-backs happen all the time.
-    let mut bc = BufferConfig::dram(buf, 16 * 4096);
+    let mut bc = BufferConfig::dram(buf, if buf == "none" { 0 } else { 16 * 4096 });
     if buf == "cbm" || buf == "dwb" {
         bc.nvram = flashlab::units::ByteSize(12 * 4096);
     }

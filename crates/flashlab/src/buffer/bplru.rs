@@ -25,7 +25,7 @@ pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuf
     let pages = cfg.single_store(ctx)?;
     let policy = Bplru::new(pages.capacity(), ctx.pages_per_block);
     let b = Buffered::new(pages, policy).write_only();
-    Ok(Box::new(if cfg.padding { b.padding(ctx.pages_per_block) } else { b }))
+    Ok(Box::new(if cfg.padding.unwrap_or(true) { b.padding(ctx.pages_per_block) } else { b }))
 }
 
 impl Bplru {

@@ -206,7 +206,10 @@ impl<D: EvictPolicy, N: EvictPolicy> WriteBuffer for Dual<D, N> {
     }
 
     fn flush(&mut self, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error> {
-        Ok(self.dram.flush_all(t_ns, ftl)?.max(self.nvram.flush_all(t_ns, ftl)?))
+        let before = self.dram.written + self.nvram.written;
+        let done = self.dram.flush_all(t_ns, ftl)?.max(self.nvram.flush_all(t_ns, ftl)?);
+        self.counters.flush_command_pages += self.dram.written + self.nvram.written - before;
+        Ok(done)
     }
 
     fn counters(&self) -> Option<Counters> {

@@ -76,6 +76,8 @@ pub struct BufferCounters {
     pub write_accesses: u64,
     /// Pages written down to the FTL (evictions, merges, padding and flushes).
     pub flushed_pages: u64,
+    /// Of those, pages written by flush commands (the end of the run).
+    pub flush_command_pages: u64,
     /// Of those, pages read from flash and written back to fill a block (BPLRU padding).
     pub padded_pages: u64,
     /// Dirty pages moved from DRAM to NVRAM (DWB).
@@ -99,9 +101,9 @@ pub struct BufferConfig {
     /// policies keep one: give `dram` or `nvram`.
     #[serde(default)]
     pub nvram: ByteSize,
-    /// BPLRU page padding.
-    #[serde(default = "d_true")]
-    pub padding: bool,
+    /// BPLRU page padding (default on).
+    #[serde(default)]
+    pub padding: Option<bool>,
     /// CBM: pages of a block in the Page Region that move it to the Block Region (default half
     /// a block).
     #[serde(default)]
@@ -116,18 +118,44 @@ impl BufferConfig {
 
     fn pages(&self, key: &str, bytes: u64, page_size: u64) -> Result<u32, Error> {
         let pages = bytes / page_size;
-        if pages == 0 || pages > u32::MAX as u64 - 1 {
+        if pages == 0 {
             return Err(Error::config(
                 key,
                 format!("policy `{}` needs a {key} size of at least one {page_size}-byte page (e.g. {} = \"16MiB\")", self.policy, &key[7..]),
             ));
         }
+        if pages > u32::MAX as u64 - 1 {
+            return Err(Error::config(key, format!("{bytes} bytes is more than {} pages", u32::MAX - 1)));
+        }
         Ok(pages as u32)
+    }
+
+    /// Checks every policy shares: sizes in whole pages, options only where they apply.
+    fn validate(&self, ctx: &BufferContext) -> Result<(), Error> {
+        for (key, size) in [("buffer.dram", self.dram.0), ("buffer.nvram", self.nvram.0)] {
+            if self.policy == "none" && size > 0 {
+                return Err(Error::config(key, "policy `none` holds no pages: remove the size or choose a buffer policy (`flashlab list`)"));
+            }
+            if size % ctx.page_size != 0 {
+                return Err(Error::config(key, format!("{size} bytes is not a whole number of {}-byte pages", ctx.page_size)));
+            }
+        }
+        if self.padding.is_some() && self.policy != "bplru" {
+            return Err(Error::config("buffer.padding", format!("page padding is a BPLRU option; policy is `{}`", self.policy)));
+        }
+        if self.block_threshold.is_some() && self.policy != "cbm" {
+            return Err(Error::config("buffer.block_threshold", format!("the Block Region threshold is a CBM option; policy is `{}`", self.policy)));
+        }
+        Ok(())
     }
 
     /// The one memory of a single-memory policy: DRAM, or NVRAM when only `nvram` is set.
     pub fn single_store(&self, ctx: &BufferContext) -> Result<PageStore, Error> {
         match (self.dram.0, self.nvram.0) {
+            (0, 0) => Err(Error::config(
+                "buffer.dram",
+                format!("policy `{}` needs a size: set `dram` (volatile) or `nvram` (non-volatile), e.g. dram = \"16MiB\"", self.policy),
+            )),
             (d, 0) => Ok(PageStore::new(self.pages("buffer.dram", d, ctx.page_size)?)),
             (0, n) => Ok(PageStore::new(self.pages("buffer.nvram", n, ctx.page_size)?).non_volatile()),
             _ => Err(Error::config(
@@ -149,13 +177,9 @@ fn d_policy() -> String {
     "none".into()
 }
 
-fn d_true() -> bool {
-    true
-}
-
 impl Default for BufferConfig {
     fn default() -> Self {
-        BufferConfig { policy: d_policy(), dram: ByteSize(0), nvram: ByteSize(0), padding: true, block_threshold: None }
+        BufferConfig { policy: d_policy(), dram: ByteSize(0), nvram: ByteSize(0), padding: None, block_threshold: None }
     }
 }
 
@@ -176,15 +200,16 @@ pub struct BufferEntry {
     pub build: BufferBuildFn,
 }
 
+/// Single-memory policies take `[buffer] dram` or `nvram`; `cbm` and `dwb` take both.
 pub const BUFFERS: &[BufferEntry] = &[
     BufferEntry { name: "none", about: "no buffer: every page goes to the FTL", build: none::build },
-    BufferEntry { name: "lru", about: "page LRU, write-back, reads cached ([buffer] dram or nvram)", build: lru::build },
+    BufferEntry { name: "lru", about: "page LRU, write-back, reads cached", build: lru::build },
     BufferEntry { name: "clock", about: "page CLOCK (second chance), write-back, reads cached", build: clock::build },
     BufferEntry { name: "fab", about: "FAB: evict the flash block with the most buffered pages, LRU among ties (Jo et al. 2006)", build: fab::build },
     BufferEntry { name: "lb-clock", about: "LB-CLOCK: block CLOCK, recency then block utilization; write cache (Debnath et al. 2009)", build: lbclock::build },
-    BufferEntry { name: "bplru", about: "BPLRU: block LRU with page padding and LRU compensation; write cache (Kim & Ahn 2008)", build: bplru::build },
-    BufferEntry { name: "cbm", about: "CBM: DRAM read cache + NVRAM write buffer in page/block regions (Wei et al. 2014) ([buffer] dram + nvram)", build: cbm::build },
-    BufferEntry { name: "dwb", about: "DWB: D-CLOCK in DRAM, dirty-first migration to NV-CLOCK in NVRAM (Han et al. 2016) ([buffer] dram + nvram)", build: dwb::build },
+    BufferEntry { name: "bplru", about: "BPLRU: block LRU with page padding ([buffer] padding) and LRU compensation; write cache (Kim & Ahn 2008)", build: bplru::build },
+    BufferEntry { name: "cbm", about: "CBM: DRAM read cache + NVRAM write buffer in page/block regions ([buffer] block_threshold) (Wei et al. 2014); dram + nvram", build: cbm::build },
+    BufferEntry { name: "dwb", about: "DWB: D-CLOCK in DRAM, dirty-first migration to NV-CLOCK in NVRAM (Han et al. 2016); dram + nvram", build: dwb::build },
 ];
 
 pub fn names() -> Vec<&'static str> {
@@ -193,7 +218,10 @@ pub fn names() -> Vec<&'static str> {
 
 pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuffer>, Error> {
     match BUFFERS.iter().find(|b| b.name == cfg.policy) {
-        Some(b) => (b.build)(cfg, ctx),
+        Some(b) => {
+            cfg.validate(ctx)?;
+            (b.build)(cfg, ctx)
+        }
         None => Err(Error::unknown("buffer policy", &cfg.policy, names())),
     }
 }

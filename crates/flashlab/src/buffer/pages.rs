@@ -176,7 +176,10 @@ impl<P: EvictPolicy> WriteBuffer for Buffered<P> {
     }
 
     fn flush(&mut self, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error> {
-        self.pages.flush_all(t_ns, ftl)
+        let before = self.pages.written;
+        let done = self.pages.flush_all(t_ns, ftl)?;
+        self.counters.flush_command_pages += self.pages.written - before;
+        Ok(done)
     }
 
     fn counters(&self) -> Option<Counters> {

@@ -22,8 +22,12 @@ pub trait HostLayer: Send {
 pub enum OutOfRange {
     /// Stop with an error naming the trace line (default).
     Error,
-    /// Wrap addresses modulo the logical capacity.
+    /// Wrap addresses modulo the logical capacity (distinct pages of a larger trace alias).
     Wrap,
+    /// Remap every address flash block by flash block, in first-touch order: distinct pages stay
+    /// distinct and a block's pages stay together, so a trace with a sparse address range runs
+    /// on any device its touched blocks fit; an error when they do not.
+    Compact,
 }
 
 /// How requests arrive.

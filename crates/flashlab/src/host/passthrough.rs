@@ -1,8 +1,8 @@
 //! Pass-through host layer: a request covering bytes [offset, offset+len) touches pages
 //! offset/page_size ..= (offset+len-1)/page_size. A partial-page write programs the whole page
 //! (no read-modify-write is modelled). Pages of one request are issued together at `t_ns`;
-//! the request completes with its last page. Addresses are already in range (the simulator
-//! applies the out-of-range policy first), wrapped page by page when `wrap` is on.
+//! the request completes with its last page. The simulator applies the out-of-range policy
+//! first; the device wraps (or, with `compact`, remaps) page numbers beyond its capacity.
 
 use super::{HostConfig, HostLayer};
 use crate::device::Device;
@@ -18,11 +18,9 @@ pub fn build(_cfg: &HostConfig) -> Result<Box<dyn HostLayer>, Error> {
 impl HostLayer for Passthrough {
     #[inline]
     fn submit(&mut self, req: &Request, t_ns: u64, dev: &mut Device) -> Result<u64, Error> {
-        let n = dev.logical_pages();
         let (first, last) = dev.page_span(req.offset, req.len);
         let mut done = t_ns;
-        for p in first..=last {
-            let lpn = if p >= n { p % n } else { p };
+        for lpn in first..=last {
             let d = match req.op {
                 Op::Read => dev.read(lpn, t_ns)?,
                 Op::Write => dev.write(lpn, t_ns)?,

@@ -41,5 +41,8 @@ pub fn names() -> Vec<&'static str> {
 /// The built-in trace a `builtin:NAME` path names (`None` for an ordinary path).
 pub fn find(path: &std::path::Path) -> Option<Result<&'static Builtin, Error>> {
     let name = path.to_str()?.strip_prefix(PREFIX)?;
-    Some(BUILTINS.iter().find(|b| b.name == name).ok_or_else(|| Error::unknown("built-in trace", name, names())))
+    Some(BUILTINS.iter().find(|b| b.name == name).ok_or_else(|| {
+        let valid: Vec<String> = names().iter().map(|n| format!("{PREFIX}{n}")).collect();
+        Error::config("workload.path", format!("unknown built-in trace `{name}`; valid: {}", valid.join(", ")))
+    }))
 }

@@ -232,11 +232,6 @@ pub fn find_format(name: &str) -> Result<&'static FormatEntry, Error> {
 
 /// Open a trace as a streaming workload (detecting the format when `opts.format` is `None`).
 pub fn open(opts: &TraceOptions) -> Result<Box<dyn Workload>, Error> {
-    if let Some(b) = builtin::find(&opts.path) {
-        let b = b?;
-        let opts = TraceOptions { format: Some(opts.format.clone().unwrap_or_else(|| b.format.to_string())), ..opts.clone() };
-        return open_stream(Box::new(std::io::Cursor::new(b.bytes)), &opts);
-    }
     Ok(Box::new(open_reader_at(opts)?))
 }
 
@@ -256,6 +251,12 @@ pub fn open_stream(stream: Box<dyn Read + Send>, opts: &TraceOptions) -> Result<
 /// Open a trace file as a [`Reader`] (also used by [`stats`], which needs device numbers).
 pub(crate) fn open_reader_at(opts: &TraceOptions) -> Result<Reader, Error> {
     opts.validate()?;
+    if let Some(b) = builtin::find(&opts.path) {
+        let b = b?;
+        let entry = find_format(opts.format.as_deref().unwrap_or(b.format))?;
+        let input = input::Input::from_stream(&opts.path.display().to_string(), Box::new(std::io::Cursor::new(b.bytes)))?;
+        return build(entry, input, opts);
+    }
     let entry = match &opts.format {
         Some(name) => find_format(name)?,
         None => find_format(detect_format(&opts.path)?)?,

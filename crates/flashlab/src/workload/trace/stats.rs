@@ -73,9 +73,10 @@ pub fn stats(opts: &TraceOptions, page_size: u64) -> Result<TraceStats, Error> {
     if page_size == 0 {
         return Err(Error::config("page_size", "must be > 0"));
     }
-    let format = match &opts.format {
-        Some(name) => find_format(name)?.name,
-        None => super::detect_format(&opts.path)?,
+    let format = match (&opts.format, super::builtin::find(&opts.path)) {
+        (Some(name), _) => find_format(name)?.name,
+        (None, Some(b)) => b?.format,
+        (None, None) => super::detect_format(&opts.path)?,
     };
     let mut fixed = opts.clone();
     fixed.format = Some(format.to_string());
