@@ -155,6 +155,9 @@ pub struct Config {
     /// Where the config came from (for error messages and relative trace paths).
     #[serde(skip)]
     pub source: String,
+    /// The `key=value` overrides applied on top of `source` (for error messages).
+    #[serde(skip)]
+    pub overrides: Vec<String>,
 }
 
 fn d_seed() -> u64 {
@@ -196,6 +199,7 @@ impl Config {
             Error::input(at, e.into_inner().message().to_string())
         })?;
         cfg.source = source.to_string();
+        cfg.overrides = overrides.to_vec();
         cfg.resolve()?;
         Ok(cfg)
     }
@@ -322,13 +326,15 @@ impl Config {
 
     /// Every policy name must be in its registry (the error lists the valid ones).
     fn check_names(&self) -> Result<(), Error> {
-        let source = &self.source;
         let known = |key: &str, kind: &'static str, name: &str, valid: Vec<&'static str>| {
             if valid.contains(&name) {
-                Ok(())
-            } else {
-                Err(Error::config(key, format!("{} (in {source})", Error::unknown(kind, name, valid))))
+                return Ok(());
             }
+            let from = match self.overrides.iter().rev().find(|o| o.split_once('=').is_some_and(|(k, _)| k.trim() == key)) {
+                Some(o) => format!("--set {o}"),
+                None => self.source.clone(),
+            };
+            Err(Error::config(key, format!("{} (in {from})", Error::unknown(kind, name, valid))))
         };
         known("ftl.mapping", "mapping scheme", &self.ftl.mapping, crate::ftl::mapping_names())?;
         known("ftl.gc", "GC policy", &self.ftl.gc, crate::ftl::gc::names())?;
