@@ -1,0 +1,14 @@
+//! File systems that run on top of a block device: a FAT16/FAT32 model ([`fat::FatFs`]) whose
+//! images are real FAT (checked with `fsck.fat` and mtools in `tests/fat.rs`), with pluggable
+//! cluster allocation ([`alloc`]) so flash-aware policies (AFCA) can be compared with the
+//! classic next-free scan (SCA).
+//!
+//! The file system sees storage only through [`blockdev::BlockDevice`] (whole sectors), so the
+//! same code runs on an in-memory disk ([`blockdev::MemDisk`]) or on the simulated SSD.
+
+pub mod alloc;
+pub mod blockdev;
+pub mod fat;
+
+pub use blockdev::{BlockDevice, MemDisk};
+pub use fat::{DirEntryInfo, FatFs, FatType, Fd, FormatOptions};
