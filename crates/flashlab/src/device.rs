@@ -192,6 +192,25 @@ impl Device {
         Ok(done)
     }
 
+    /// Copy host pages `src..src+pages` to `tgt..` inside the device (`Ftl::defrag_copy`): the
+    /// target pages then hold the source's versions. Needs no write buffer (a buffered copy
+    /// of either range would go stale).
+    pub fn defrag_copy(&mut self, src: u64, tgt: u64, pages: u64, t_ns: u64) -> Result<u64, Error> {
+        if self.buffer.counters().is_some() {
+            return Err(Error::config("buffer.policy", "defragmentation copies inside the FTL: run it with buffer.policy = \"none\""));
+        }
+        let mut done = t_ns;
+        for i in 0..pages {
+            let (s, d) = (self.device_page(src + i)?, self.device_page(tgt + i)?);
+            done = done.max(self.ftl.defrag_copy(s, d, 1, t_ns)?);
+            if let Some(o) = &mut self.oracle {
+                o[d as usize] = o[s as usize];
+            }
+            self.after_op("defrag_copy", d);
+        }
+        Ok(done)
+    }
+
     pub fn flush(&mut self, t_ns: u64) -> Result<u64, Error> {
         let done = self.buffer.flush(t_ns, self.ftl.as_mut())?;
         self.after_op("flush", 0);

@@ -244,3 +244,44 @@ fn configuration_errors_name_their_key() {
     assert_eq!(f.hybrid_report().unwrap().log_blocks, 4);
     assert_eq!(f.table_bytes(), 4 * 4 + 4 * 4 * 4);
 }
+
+impl Run {
+    fn defrag(&mut self, src: u64, tgt: u64, n: u64) {
+        self.f.defrag_copy(src, tgt, n, 0).unwrap();
+        for i in 0..n {
+            self.last[(tgt + i) as usize] = self.last[(src + i) as usize];
+        }
+        self.f.validate().unwrap();
+    }
+}
+
+/// `defrag_copy` on BAST (defrag paper §4): a page moved into free space of its target block
+/// goes in place by copy-back — no host write, no bus transfer, no erase; into an already
+/// written offset it goes to the target's log block, again by copy-back. The FS-level source
+/// stays valid (the FTL does not know the FS freed it) and every read returns the last data.
+#[test]
+fn bast_defrag_copy_places_pages_by_copy_back() {
+    let mut r = Run::new(tiny("bast", Some(2)));
+    r.w(&[0, 1, 4, 5, 6]); // LBN 0 pages 0-1, LBN 1 pages 0-2
+    let (programs, copybacks, reads, erases) = {
+        let n = r.f.nand().counters;
+        (n.programs, n.copybacks, n.reads, n.erases)
+    };
+    let host = r.f.counters().host_writes;
+    r.defrag(4, 2, 2); // LBN 1's pages 0-1 into LBN 0's free offsets 2-3
+    let n = r.f.nand().counters;
+    assert_eq!((n.programs - programs, n.copybacks - copybacks, n.reads - reads, n.erases - erases), (2, 2, 0, 0));
+    assert_eq!(r.f.counters().host_writes, host, "no host write");
+    assert_eq!(r.r().write_data, 5 + 2, "placed in place in LBN 0's data block");
+    r.check_reads();
+    r.defrag(6, 0, 1); // offset 0 of LBN 0 is written: the copy goes to LBN 0's log block
+    assert_eq!(r.r().update_pure, 1);
+    assert_eq!(r.f.nand().counters.copybacks - copybacks, 3);
+    r.check_reads();
+    // The page FTL has no copy-back placement: the default copies through the host path.
+    let mut p = Run::new(build_on("page", geo(1, 32, 4), 16, "", Striping::Full).unwrap());
+    p.w(&[0, 1]);
+    p.defrag(0, 5, 2);
+    assert_eq!(p.f.counters().host_writes, 4, "the default path is a read and a write per page");
+    p.check_reads();
+}

@@ -109,6 +109,11 @@ pub struct HybridFtl {
     pub(super) counters: FtlCounters,
     pub(super) report: HybridReport,
     pub(super) padding: u64,
+    /// Set during `defrag_copy`: the next "host" program copies this logical page's current
+    /// flash page instead (copy-back), looked up at program time so merges run first.
+    pub(super) copy_from: Option<u64>,
+    /// Pages placed by `defrag_copy`.
+    pub defrag_pages: u64,
 }
 
 /// `[ftl.mapping_params]` of the log-block schemes.
@@ -188,6 +193,8 @@ impl HybridFtl {
             counters: FtlCounters::default(),
             report: HybridReport { log_blocks: log_limit as u64 * planes as u64, ..HybridReport::default() },
             padding: 0,
+            copy_from: None,
+            defrag_pages: 0,
         })
     }
 
@@ -263,7 +270,10 @@ impl HybridFtl {
     /// Program host data for `lpn` at the next page of `block`.
     pub(super) fn program_host(&mut self, block: u32, lpn: u64, tag: u32, t: u64) -> u64 {
         let ppn = block * self.ppb + self.next(block);
-        let done = self.nand.program(ppn, lpn as u32, tag, t);
+        let done = match self.copy_from.take() {
+            Some(src) => self.nand.move_page_as(self.loc[src as usize], ppn, lpn as u32, t),
+            None => self.nand.program(ppn, lpn as u32, tag, t),
+        };
         self.loc[lpn as usize] = ppn;
         done
     }
@@ -565,6 +575,27 @@ macro_rules! impl_hybrid_ftl {
             }
             fn trim(&mut self, lpn: u64, t_ns: u64) -> Result<u64, $crate::error::Error> {
                 Ok(self.0.do_trim(lpn, t_ns))
+            }
+            /// Each page is placed where the scheme would put a write of `tgt` (in place in
+            /// the data block, or in a log block, merging first if needed), programmed by
+            /// copy-back from the source's current flash page: no host transfer.
+            fn defrag_copy(&mut self, src: u64, tgt: u64, pages: u64, t_ns: u64) -> Result<u64, $crate::error::Error> {
+                let mut done = t_ns;
+                for i in 0..pages {
+                    self.0.check_lpn(src + i);
+                    self.0.check_lpn(tgt + i);
+                    let cur = self.0.loc[(src + i) as usize];
+                    if cur == $crate::ftl::hybrid::NONE {
+                        done = done.max(self.0.do_trim(tgt + i, t_ns));
+                        continue;
+                    }
+                    let tag = self.0.nand.oob_tag(cur).unwrap_or(0);
+                    self.0.copy_from = Some(src + i);
+                    done = done.max(self.host_write(tgt + i, tag, t_ns)?);
+                    debug_assert!(self.0.copy_from.is_none(), "the copy was programmed");
+                    self.0.defrag_pages += 1;
+                }
+                Ok(done)
             }
             fn logical_pages(&self) -> u64 {
                 self.0.logical

@@ -123,6 +123,21 @@ pub trait Ftl: Send {
     fn write(&mut self, lpn: u64, tag: u32, t_ns: u64) -> Result<u64, Error>;
     /// Discard logical page `lpn`.
     fn trim(&mut self, lpn: u64, t_ns: u64) -> Result<u64, Error>;
+    /// Copy logical pages `src..src+pages` to `tgt..tgt+pages` inside the device (a file
+    /// system's defragmentation, `defrag_copy` of the defrag paper). By default through the
+    /// host path (a read and a write per page, counted as host I/O); FTLs that can place the
+    /// copy with copy-back override it.
+    fn defrag_copy(&mut self, src: u64, tgt: u64, pages: u64, t_ns: u64) -> Result<u64, Error> {
+        let mut done = t_ns;
+        for i in 0..pages {
+            let r = self.read(src + i, t_ns)?;
+            done = done.max(match r.tag {
+                Some(tag) => self.write(tgt + i, tag, r.done_ns)?,
+                None => self.trim(tgt + i, r.done_ns)?,
+            });
+        }
+        Ok(done)
+    }
     /// Logical pages exported to the host.
     fn logical_pages(&self) -> u64;
     fn counters(&self) -> FtlCounters;

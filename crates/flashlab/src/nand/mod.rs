@@ -115,9 +115,15 @@ impl Nand {
     /// Move a page's contents from `src` to `dst`: copy-back when both are in one plane, else a
     /// read out and a program in. Returns the completion time.
     pub fn move_page(&mut self, src: u32, dst: u32, t_ns: u64) -> u64 {
+        let lpn = self.oob_lpn[src as usize];
+        self.move_page_as(src, dst, lpn, t_ns)
+    }
+
+    /// [`Nand::move_page`] that stores the data under another logical page `lpn` (copy-back
+    /// with a rewritten spare area: a file system's defragmentation copy).
+    pub fn move_page_as(&mut self, src: u32, dst: u32, lpn: u32, t_ns: u64) -> u64 {
         let (sa, da) = (self.layout.decode(src), self.layout.decode(dst));
         debug_assert!(self.is_programmed(src), "move from unprogrammed page {src}");
-        let lpn = self.oob_lpn[src as usize];
         let tag = self.oob_tag.as_ref().map_or(0, |t| t[src as usize]);
         if sa.plane == da.plane {
             self.advance(da, dst);
