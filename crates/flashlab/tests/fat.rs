@@ -4,115 +4,18 @@
 //! relocation, and error cases. When dosfstools/mtools are missing only the tool checks are
 //! skipped (with a message); CI installs them.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicU32, Ordering};
+
+use common::fat_tools::*;
 
 use flashlab::fs::alloc;
 use flashlab::fs::{BlockDevice, FatFs, FatType, FormatOptions, MemDisk};
 use proptest::prelude::*;
 
 // ---------- helpers ----------
-
-struct Tools {
-    fsck: PathBuf,
-    mkfs: PathBuf,
-    mdir: PathBuf,
-    mcopy: PathBuf,
-}
-
-fn find_tool(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .chain(["/usr/sbin", "/sbin", "/usr/bin"].map(PathBuf::from))
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
-}
-
-/// The tools, or `None` with a message saying which is missing (`why` names the skipped part).
-fn tools(why: &str) -> Option<Tools> {
-    let found: Vec<_> = ["fsck.fat", "mkfs.fat", "mdir", "mcopy"].iter().map(|n| (n, find_tool(n))).collect();
-    if let Some((n, _)) = found.iter().find(|(_, p)| p.is_none()) {
-        assert!(
-            std::env::var_os("FLASHLAB_REQUIRE_FAT_TOOLS").is_none(),
-            "FLASHLAB_REQUIRE_FAT_TOOLS is set but `{n}` is not installed (dosfstools, mtools)"
-        );
-        eprintln!("SKIPPED {why}: `{n}` not found (install dosfstools and mtools)");
-        return None;
-    }
-    let mut it = found.into_iter().map(|(_, p)| p.unwrap());
-    Some(Tools {
-        fsck: it.next().unwrap(),
-        mkfs: it.next().unwrap(),
-        mdir: it.next().unwrap(),
-        mcopy: it.next().unwrap(),
-    })
-}
-
-fn tmp(tag: &str) -> PathBuf {
-    static N: AtomicU32 = AtomicU32::new(0);
-    std::env::temp_dir().join(format!(
-        "flashlab-fat-{}-{}-{tag}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ))
-}
-
-fn run(cmd: &mut Command) -> (bool, String) {
-    let out = cmd.env("MTOOLS_SKIP_CHECK", "1").output().expect("spawn tool");
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    (out.status.success(), text)
-}
-
-/// Write `image` to a temp file and assert `fsck.fat -n` finds nothing; returns the file.
-/// `fsck.fat -n` exits 0 even after reporting some errors (it changes nothing), so every
-/// output line must be one of the clean ones; "free cluster summary uninitialized" is clean
-/// (FSInfo's count is optional, see `fs::fat`).
-fn fsck_ok(t: &Tools, image: &[u8], tag: &str) -> PathBuf {
-    assert_fat_copies_equal(image, tag);
-    let path = tmp(&format!("{tag}.img"));
-    std::fs::write(&path, image).unwrap();
-    let (ok, text) = run(Command::new(&t.fsck).arg("-n").arg(&path));
-    let clean = |l: &str| {
-        l.starts_with("fsck.fat ") || l.contains(" files, ") || l.starts_with("Free cluster summary uninitialized")
-    };
-    assert!(ok && text.lines().all(clean), "fsck.fat -n reports problems on {tag} ({}):\n{text}", path.display());
-    path
-}
-
-/// Every FAT copy holds the same bytes (fsck.fat only warns about a difference).
-fn assert_fat_copies_equal(image: &[u8], tag: &str) {
-    let u16_at = |o: usize| u16::from_le_bytes([image[o], image[o + 1]]) as usize;
-    let bps = u16_at(11);
-    let fats = image[16] as usize;
-    let fat_sectors =
-        if u16_at(22) != 0 { u16_at(22) } else { u32::from_le_bytes(image[36..40].try_into().unwrap()) as usize };
-    let first = u16_at(14) * bps;
-    let len = fat_sectors * bps;
-    for k in 1..fats {
-        assert!(
-            image[first..first + len] == image[first + k * len..first + (k + 1) * len],
-            "{tag}: FAT copy {} differs from copy 1",
-            k + 1
-        );
-    }
-}
-
-fn mcopy_bytes(t: &Tools, img: &Path, fat_path: &str) -> Vec<u8> {
-    let out = tmp("mcopy.out");
-    let (ok, text) = run(Command::new(&t.mcopy).arg("-n").arg("-i").arg(img).arg(format!("::{fat_path}")).arg(&out));
-    assert!(ok, "mcopy {fat_path} failed: {text}");
-    let bytes = std::fs::read(&out).unwrap();
-    std::fs::remove_file(&out).ok();
-    bytes
-}
-
-fn mdir(t: &Tools, img: &Path, dir: &str) -> String {
-    let (ok, text) = run(Command::new(&t.mdir).arg("-i").arg(img).arg(format!("::{dir}")));
-    assert!(ok, "mdir {dir} failed: {text}");
-    text
-}
 
 /// splitmix64: seeded test data without extra dependencies.
 struct Rng(u64);

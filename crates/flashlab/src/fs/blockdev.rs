@@ -12,6 +12,14 @@ pub trait BlockDevice {
     fn sectors(&self) -> u64;
     fn read(&mut self, first_sector: u64, buf: &mut [u8]) -> Result<(), Error>;
     fn write(&mut self, first_sector: u64, data: &[u8]) -> Result<(), Error>;
+    /// Copy `count` sectors from `src` to `tgt` inside the device (the defrag paper's
+    /// `defrag_copy`). By default a read and a write through this interface; a device whose
+    /// FTL can place the copy internally (copy-back) overrides it.
+    fn defrag_copy(&mut self, src: u64, tgt: u64, count: u64) -> Result<(), Error> {
+        let mut buf = vec![0u8; (count * self.sector_size() as u64) as usize];
+        self.read(src, &mut buf)?;
+        self.write(tgt, &buf)
+    }
 }
 
 /// Check that `len` bytes from `first_sector` are whole sectors inside the device; returns the

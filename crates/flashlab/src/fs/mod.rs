@@ -8,7 +8,9 @@
 
 pub mod alloc;
 pub mod blockdev;
+pub mod defrag;
 pub mod fat;
+pub mod simdisk;
 
 pub use blockdev::{BlockDevice, MemDisk};
 pub use fat::{DirEntryInfo, FatFs, FatType, Fd, FormatOptions};

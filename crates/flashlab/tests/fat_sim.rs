@@ -1,0 +1,98 @@
+//! The FAT model on the simulated SSD (BAST, 2 KiB pages, 64 pages a block): every sector
+//! transfer becomes FTL page operations, the sidecar image stays a valid FAT volume, and
+//! close-time defragmentation moves fragments by copy-back without changing any file's bytes.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::fat_tools::*;
+use flashlab::buffer::{self, BufferConfig};
+use flashlab::device::Device;
+use flashlab::fs::defrag::{self, DefragStats, Threshold};
+use flashlab::fs::simdisk::SimDisk;
+use flashlab::fs::{BlockDevice, FatFs, FatType, FormatOptions};
+use flashlab::ftl::{self, FtlConfig, FtlSpec};
+use flashlab::nand::{GcUnit, Geometry, Layout};
+
+/// A 16 MiB FAT16 volume (2 KiB clusters = pages, data aligned to 128 KiB flash blocks) on BAST.
+fn volume() -> FatFs<SimDisk> {
+    let geo = Geometry { channels: 1, chips_per_channel: 1, dies_per_chip: 1, planes_per_die: 1, blocks_per_plane: 150, pages_per_block: 64, page_size: 2048 };
+    let cfg = FtlConfig { mapping: "bast".into(), mapping_params: "log_blocks = 8".parse().unwrap(), ..FtlConfig::default() };
+    let spec = FtlSpec { layout: Layout::new(geo, GcUnit::Block), logical_pages: 8192, config: &cfg, verify: true, timing: None };
+    let buf = buffer::build(&BufferConfig::default(), &buffer::BufferContext { page_size: 2048, pages_per_block: 64 }).unwrap();
+    let dev = Device::new(buf, ftl::build(&spec).unwrap(), 2048, true, true);
+    let opts = FormatOptions { fat_type: FatType::Fat16, sectors_per_cluster: 4, data_align_sectors: 256, flash_block_sectors: 256, ..FormatOptions::default() };
+    FatFs::format(SimDisk::new(dev, 512).unwrap(), opts).unwrap()
+}
+
+fn content(id: u64, len: usize) -> Vec<u8> {
+    (0..len).map(|i| (id.wrapping_mul(31).wrapping_add(i as u64 * 7) % 251) as u8).collect()
+}
+
+fn write_file(fs: &mut FatFs<SimDisk>, path: &str, data: &[u8], threshold: Threshold, stats: &mut DefragStats) {
+    let fd = fs.create(path).unwrap();
+    fs.write(fd, data).unwrap();
+    fs.close(fd).unwrap();
+    defrag::on_close(fs, path, threshold, stats).unwrap();
+}
+
+fn read_all(fs: &mut FatFs<SimDisk>, path: &str) -> Vec<u8> {
+    let fd = fs.open(path).unwrap();
+    let mut out = vec![0u8; fs.size(fd).unwrap() as usize];
+    let n = fs.read(fd, &mut out).unwrap();
+    fs.close(fd).unwrap();
+    out.truncate(n);
+    out
+}
+
+/// Fragment the volume (1 KiB files, odd ones deleted), then write 10 KiB files with close-time
+/// defragmentation; every file reads back its bytes and the image passes fsck.fat.
+fn fragmented_run(threshold: Threshold) -> (FatFs<SimDisk>, BTreeMap<String, Vec<u8>>, DefragStats) {
+    let mut fs = volume();
+    fs.mkdir("/D").unwrap();
+    let mut model = BTreeMap::new();
+    let mut stats = DefragStats::default();
+    for i in 0..2000u64 {
+        let p = format!("/D/F{i:07}.DAT");
+        write_file(&mut fs, &p, &content(i, 1024), Threshold(None), &mut stats);
+        model.insert(p, content(i, 1024));
+    }
+    for i in (1..2000u64).step_by(2) {
+        let p = format!("/D/F{i:07}.DAT");
+        fs.delete(&p).unwrap();
+        model.remove(&p);
+    }
+    for i in 0..60u64 {
+        let p = format!("/D/G{i:07}.DAT");
+        let data = content(10_000 + i, 10 * 1024);
+        write_file(&mut fs, &p, &data, threshold, &mut stats);
+        model.insert(p, data);
+    }
+    (fs, model, stats)
+}
+
+#[test]
+fn the_fs_on_the_simulated_ssd_defragments_on_close_without_changing_bytes() {
+    let (mut off, model_off, none) = fragmented_run(Threshold(None));
+    let (mut on, model_on, stats) = fragmented_run(Threshold(Some(2)));
+    assert_eq!(none, DefragStats::default());
+    assert!(stats.triggered > 0 && stats.clusters_moved > 0, "{stats:?}");
+    for (fs, model) in [(&mut off, &model_off), (&mut on, &model_on)] {
+        for (p, data) in model {
+            assert_eq!(&read_all(fs, p), data, "{p}");
+        }
+        fs.device_mut().dev.verify_all().unwrap();
+    }
+    let (a, b) = (off.device().dev.ftl.nand().counters, on.device().dev.ftl.nand().counters);
+    eprintln!("no defrag: {a:?}\ndefrag 1/2: {b:?} {stats:?}");
+    assert!(b.copybacks > a.copybacks, "defragmentation copies by copy-back: {} vs {}", b.copybacks, a.copybacks);
+    let hybrid = on.device().dev.ftl.hybrid_report().unwrap();
+    assert!(hybrid.write_data > 0);
+    if let Some(t) = tools("fsck of the defragmented SSD image") {
+        let img = fsck_ok(&t, on.device().image(), "fat-sim-defrag");
+        let (name, data) = model_on.iter().find(|(p, _)| p.starts_with("/D/G")).unwrap();
+        assert_eq!(&mcopy_bytes(&t, &img, name), data);
+    }
+    assert!(on.device().sector_size() == 512);
+}
