@@ -4,12 +4,17 @@
 //! classic next-free scan (SCA).
 //!
 //! The file system sees storage only through [`blockdev::BlockDevice`] (whole sectors), so the
-//! same code runs on an in-memory disk ([`blockdev::MemDisk`]) or on the simulated SSD.
+//! same code runs on an in-memory disk ([`blockdev::MemDisk`]) or on the simulated SSD
+//! ([`simdisk::SimDisk`]). [`defrag`] is the defrag paper's close-time defragmentation.
+//!
+//! [`postmark`] drives a [`fat::FatFs`] with the Postmark benchmark (and the fragmentation step
+//! of defragmentation experiments) through the file system's public API.
 
 pub mod alloc;
 pub mod blockdev;
 pub mod defrag;
 pub mod fat;
+pub mod postmark;
 pub mod simdisk;
 
 pub use blockdev::{BlockDevice, MemDisk};

@@ -22,6 +22,16 @@ pub fn find_tool(name: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// `name`, or `None` with a message; a failure instead when `require_var` is set.
+pub fn tool(name: &str, require_var: &str, package: &str, why: &str) -> Option<PathBuf> {
+    let found = find_tool(name);
+    if found.is_none() {
+        assert!(std::env::var_os(require_var).is_none(), "{require_var} is set but `{name}` is not installed ({package})");
+        eprintln!("SKIPPED {why}: `{name}` not found (install {package})");
+    }
+    found
+}
+
 /// The tools, or `None` with a message saying which is missing (`why` names the skipped part).
 pub fn tools(why: &str) -> Option<Tools> {
     let found: Vec<_> = ["fsck.fat", "mkfs.fat", "mdir", "mcopy"].iter().map(|n| (n, find_tool(n))).collect();
