@@ -375,6 +375,21 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
     }
     check_snapshot("dwb-quick-report.md", &dreport);
 
+    assert!(html.contains("<section id=\"defrag\">"), "index.html lacks the defrag section");
+    let f: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("defrag/results.json")).unwrap()).unwrap();
+    let frows = f["rows"].as_array().unwrap();
+    assert_eq!(frows.len(), 2 * 5, "SCA and AFCA x 5 thresholds");
+    for r in frows {
+        assert!(r["postmark"]["page_writes"].as_u64().unwrap() > 0 && r["verified_files"].as_u64().unwrap() > 0, "{r}");
+    }
+    let quarter = frows.iter().find(|r| r["allocation"] == "sca" && r["threshold"] == "1/4").unwrap();
+    assert!(quarter["defrag"]["clusters_moved"].as_u64().unwrap() > 0, "defragmentation moved clusters at 1/4");
+    let freport = std::fs::read_to_string(out.join("defrag/report.md")).unwrap();
+    for needle in ["Table 2", "Table 3", "236218", "5480", "3718", "Postmark", "Where we agree", "erases.svg"] {
+        assert!(freport.contains(needle), "defrag report lacks {needle}");
+    }
+    check_snapshot("defrag-quick-report.md", &freport);
+
     let o = flashlab(&["reproduce", "2rppp"]);
     assert!(text(&o).contains("unknown reproduction `2rppp`") && text(&o).contains("2rpp"), "{}", text(&o));
 }

@@ -96,3 +96,43 @@ fn the_fs_on_the_simulated_ssd_defragments_on_close_without_changing_bytes() {
     }
     assert!(on.device().sector_size() == 512);
 }
+
+struct DefragHook(Threshold, DefragStats);
+impl flashlab::fs::postmark::PostmarkHooks<SimDisk> for DefragHook {
+    fn after_close(&mut self, fs: &mut FatFs<SimDisk>, path: &str) -> Result<(), flashlab::error::Error> {
+        defrag::on_close(fs, path, self.0, &mut self.1)
+    }
+}
+
+/// The defrag paper's workload end to end on the simulated SSD: fragment, then Postmark with
+/// close-time defragmentation (files kept at the end); the dumped image passes `fsck.fat -n`,
+/// `mdir` lists every live file, and `mcopy` and our own reads return exactly the bytes the
+/// workload wrote.
+#[test]
+fn postmark_with_defragmentation_leaves_an_image_real_tools_accept() {
+    use flashlab::fs::postmark::{fragment, run_postmark, PostmarkConfig};
+    let mut fs = volume();
+    let frag = fragment(&mut fs, "/FRAG", 1024).unwrap();
+    assert!(frag.files_created > 1000);
+    let cfg = PostmarkConfig { delete_at_end: false, dir: "/PM".into(), initial_files: 200, transactions: 400, ..PostmarkConfig::default() };
+    let mut hook = DefragHook(Threshold(Some(4)), DefragStats::default());
+    let report = run_postmark(&mut fs, &cfg, &mut hook).unwrap();
+    assert!(hook.1.clusters_moved > 0, "defragmentation moved nothing: {:?}", hook.1);
+    assert!(!report.live_files.is_empty());
+    for (p, data) in &report.live_files {
+        assert_eq!(&read_all(&mut fs, p), data, "{p}");
+    }
+    fs.device_mut().dev.verify_all().unwrap();
+    let Some(t) = tools("fsck/mtools on the image after Postmark with defragmentation") else { return };
+    let img = fsck_ok(&t, fs.device().image(), "fat-sim-postmark");
+    let (ok, listing) = (|| {
+        let out = std::process::Command::new(&t.mdir).env("MTOOLS_SKIP_CHECK", "1").arg("-b").arg("-i").arg(&img).arg("::/PM").output().unwrap();
+        (out.status.success(), String::from_utf8_lossy(&out.stdout).to_string())
+    })();
+    assert!(ok, "mdir failed: {listing}");
+    for (p, data) in &report.live_files {
+        let name = p.rsplit('/').next().unwrap();
+        assert!(listing.contains(name), "mdir lacks {name}");
+        assert_eq!(&mcopy_bytes(&t, &img, p), data, "mcopy {p}");
+    }
+}

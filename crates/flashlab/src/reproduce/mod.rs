@@ -5,6 +5,7 @@
 //! its figures as JSON rows, a Markdown report with ours beside the paper's, and SVG plots. It
 //! does no file I/O: the CLI writes `DIR/NAME/results.json`, `report.md` and the plots.
 
+pub mod defrag;
 pub mod dwb;
 pub mod html;
 pub mod two_r_pp;
@@ -76,6 +77,11 @@ pub const REPRODUCTIONS: &[Reproduction] = &[
         name: "dwb",
         about: "DWB (Han, Kang & Eom, KIISE 2016): DRAM+NVRAM write buffer vs FAB, CBM and other buffers: hit ratio, erases",
         run: dwb::run,
+    },
+    Reproduction {
+        name: "defrag",
+        about: "Defragmentation on FTL merge (FAT on BAST): SCA/AFCA x thresholds, fragmented FS + Postmark: page ops per threshold",
+        run: defrag::run,
     },
 ];
 
