@@ -22,7 +22,7 @@ impl SimDisk {
     /// The whole logical capacity of `dev` as sectors of `sector_size` bytes.
     pub fn new(dev: Device, sector_size: u32) -> Result<Self, Error> {
         let page = dev.page_size();
-        if sector_size == 0 || page % sector_size as u64 != 0 {
+        if sector_size == 0 || !page.is_multiple_of(sector_size as u64) {
             return Err(Error::config("fs.sector_size", format!("{sector_size}-byte sectors do not divide {page}-byte pages")));
         }
         let sectors_per_page = page / sector_size as u64;
@@ -78,7 +78,7 @@ impl BlockDevice for SimDisk {
         if count == 0 {
             return Ok(());
         }
-        if src % spp != 0 || tgt % spp != 0 || count % spp != 0 {
+        if !src.is_multiple_of(spp) || !tgt.is_multiple_of(spp) || !count.is_multiple_of(spp) {
             let mut buf = vec![0u8; (count * self.sector_size() as u64) as usize];
             self.read(src, &mut buf)?;
             return self.write(tgt, &buf);
