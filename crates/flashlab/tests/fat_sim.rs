@@ -125,11 +125,9 @@ fn postmark_with_defragmentation_leaves_an_image_real_tools_accept() {
     fs.device_mut().dev.verify_all().unwrap();
     let Some(t) = tools("fsck/mtools on the image after Postmark with defragmentation") else { return };
     let img = fsck_ok(&t, fs.device().image(), "fat-sim-postmark");
-    let (ok, listing) = (|| {
-        let out = std::process::Command::new(&t.mdir).env("MTOOLS_SKIP_CHECK", "1").arg("-b").arg("-i").arg(&img).arg("::/PM").output().unwrap();
-        (out.status.success(), String::from_utf8_lossy(&out.stdout).to_string())
-    })();
-    assert!(ok, "mdir failed: {listing}");
+    let out = std::process::Command::new(&t.mdir).env("MTOOLS_SKIP_CHECK", "1").arg("-b").arg("-i").arg(&img).arg("::/PM").output().unwrap();
+    let listing = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "mdir failed: {listing}");
     for (p, data) in &report.live_files {
         let name = p.rsplit('/').next().unwrap();
         assert!(listing.contains(name), "mdir lacks {name}");
