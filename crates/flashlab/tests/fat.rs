@@ -53,21 +53,6 @@ fn small_fs(fbs: u32) -> FatFs<MemDisk> {
     FatFs::format(MemDisk::new(8192, 512).unwrap(), opts).unwrap()
 }
 
-fn read_all<D: BlockDevice>(fs: &mut FatFs<D>, path: &str) -> Vec<u8> {
-    let fd = fs.open(path).unwrap();
-    let mut out = Vec::new();
-    let mut buf = vec![0u8; 777];
-    loop {
-        let n = fs.read(fd, &mut buf).unwrap();
-        if n == 0 {
-            break;
-        }
-        out.extend_from_slice(&buf[..n]);
-    }
-    fs.close(fd).unwrap();
-    out
-}
-
 fn write_file<D: BlockDevice>(fs: &mut FatFs<D>, path: &str, data: &[u8], rng: &mut Rng) {
     let fd = fs.create(path).unwrap();
     let mut at = 0;
@@ -82,7 +67,7 @@ fn write_file<D: BlockDevice>(fs: &mut FatFs<D>, path: &str, data: &[u8], rng: &
 fn check_model<D: BlockDevice>(fs: &mut FatFs<D>, model: &BTreeMap<String, Vec<u8>>) {
     for (path, bytes) in model {
         assert_eq!(fs.stat(path).unwrap().size as usize, bytes.len(), "{path} size");
-        assert!(read_all(fs, path) == *bytes, "{path} contents differ");
+        assert!(read_all(fs, path, 777) == *bytes, "{path} contents differ");
     }
     let on_disk: BTreeSet<String> = fs.files().unwrap().into_iter().map(|(p, _)| p).collect();
     assert_eq!(on_disk, model.keys().cloned().collect(), "files() lists exactly the model's files");
@@ -269,7 +254,7 @@ fn apply(fs: &mut FatFs<MemDisk>, model: &mut BTreeMap<String, Vec<u8>>, dirs: &
         Op::Read(d, n) => {
             let p = path_of(d, n);
             match model.get(&p) {
-                Some(bytes) => assert!(read_all(fs, &p) == *bytes, "{op:?}: contents differ"),
+                Some(bytes) => assert!(read_all(fs, &p, 777) == *bytes, "{op:?}: contents differ"),
                 None => assert!(fs.open(&p).is_err(), "{op:?} on a missing file"),
             }
         }
@@ -374,7 +359,7 @@ fn afca_gives_large_files_private_blocks_and_packs_small_ones() {
         .collect();
     assert_eq!(shared.len(), 4, "shared blocks {shared:?}");
     assert!(shared.is_disjoint(&private));
-    let data = read_all(&mut fs, "/BIG.DAT");
+    let data = read_all(&mut fs, "/BIG.DAT", 777);
     assert!(data.chunks(4096).enumerate().all(|(i, c)| c.iter().all(|&b| b == 0xB0 | i as u8)));
     if let Some(t) = tools("fsck of the AFCA image") {
         std::fs::remove_file(fsck_ok(&t, fs.device().image(), "afca")).ok();
@@ -420,7 +405,7 @@ fn relocate_keeps_contents_and_passes_fsck() {
     assert_eq!(fs.read(fd, &mut buf).unwrap(), data.len());
     assert!(buf == data);
     fs.close(fd).unwrap();
-    assert!(read_all(&mut fs, "/MOVE.DAT") == data);
+    assert!(read_all(&mut fs, "/MOVE.DAT", 777) == data);
     // Bad moves are errors: a used target, a cluster not in the file.
     assert!(fs.relocate("/MOVE.DAT", &[(after[1], after[2])]).is_err());
     assert!(fs.relocate("/MOVE.DAT", &[(before[0], 500)]).is_err());
@@ -447,7 +432,7 @@ fn thousands_of_files_in_one_directory() {
     }
     let list = fs.list("/POST").unwrap();
     assert_eq!(list.len(), 2000);
-    assert_eq!(read_all(&mut fs, "/POST/P02999"), b"file 2999");
+    assert_eq!(read_all(&mut fs, "/POST/P02999", 777), b"file 2999");
     fs.mkdir("/POST/SUB").unwrap();
     assert!(fs.rmdir("/POST").is_err(), "not empty");
     fs.rmdir("/POST/SUB").unwrap();
@@ -564,7 +549,7 @@ fn reads_after_each_write(before: &[u8], log: &[(u64, Vec<u8>)], path: &str) -> 
             for (s, d) in &log[..k] {
                 disk.write(*s, d).unwrap();
             }
-            read_all(&mut FatFs::mount(disk).unwrap(), path)
+            read_all(&mut FatFs::mount(disk).unwrap(), path, 777)
         })
         .collect()
 }

@@ -24,21 +24,6 @@ fn fs64() -> FatFs<MemDisk> {
     FatFs::format(MemDisk::new(64 << 11, 512).unwrap(), opts).unwrap()
 }
 
-fn read_all<D: BlockDevice>(fs: &mut FatFs<D>, path: &str) -> Vec<u8> {
-    let fd = fs.open(path).unwrap();
-    let mut out = Vec::new();
-    let mut buf = vec![0u8; 1000];
-    loop {
-        let n = fs.read(fd, &mut buf).unwrap();
-        if n == 0 {
-            break;
-        }
-        out.extend_from_slice(&buf[..n]);
-    }
-    fs.close(fd).unwrap();
-    out
-}
-
 fn cfg(seed: u64, delete_at_end: bool) -> PostmarkConfig {
     PostmarkConfig { seed, delete_at_end, ..PostmarkConfig::default() }
 }
@@ -138,7 +123,7 @@ fn live_files_match_the_model_hooks_see_every_close_and_fsck_passes() {
     assert_eq!(r.files_deleted_at_end, 0);
     for (path, bytes) in &r.live_files {
         assert!(bytes.len() >= c.min_size as usize && bytes.len() <= c.max_size as usize, "{path} size");
-        assert!(read_all(&mut fs, path) == *bytes, "{path} contents");
+        assert!(read_all(&mut fs, path, 1000) == *bytes, "{path} contents");
     }
     let on_disk: BTreeSet<String> = fs.files().unwrap().into_iter().map(|(p, _)| p).collect();
     assert_eq!(on_disk, r.live_files.keys().cloned().collect(), "the directory holds exactly the live files");
@@ -348,7 +333,7 @@ fn fragment_leaves_every_other_file_and_holes_between_them() {
     let want: Vec<String> = (2..=r.files_created).step_by(2).map(|id| format!("F{id:07}.DAT")).collect();
     assert_eq!(names, want, "the even-numbered files remain, in order");
     for id in (2..=r.files_created).step_by(2).step_by(97) {
-        assert!(read_all(&mut fs, &format!("/FRAG/F{id:07}.DAT")) == file_data(id, 0, 1024), "F{id:07} contents");
+        assert!(read_all(&mut fs, &format!("/FRAG/F{id:07}.DAT"), 1000) == file_data(id, 0, 1024), "F{id:07} contents");
     }
     let used = |c: u32| !fs.is_cluster_free(c);
     let holes = (3..fs.cluster_count() + 1).filter(|&c| !used(c) && used(c - 1) && used(c + 1)).count() as u64;

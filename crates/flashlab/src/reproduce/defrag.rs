@@ -187,24 +187,7 @@ fn one(alloc_name: &'static str, threshold: &'static str, scale: Scale) -> Resul
 
 pub fn run(scale: Scale, threads: usize, progress: &dyn RunProgress) -> Result<Outcome, Error> {
     let jobs: Vec<(&'static str, &'static str)> = ALLOCATORS.iter().flat_map(|&a| THRESHOLDS.iter().map(move |&t| (a, t))).collect();
-    progress.start(jobs.len());
-    let results: Vec<Result<Run, Error>> = {
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let out = std::sync::Mutex::new((0..jobs.len()).map(|_| None).collect::<Vec<Option<Result<Run, Error>>>>());
-        std::thread::scope(|s| {
-            for _ in 0..threads.clamp(1, jobs.len()) {
-                s.spawn(|| loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(&(a, t)) = jobs.get(i) else { break };
-                    let r = one(a, t, scale);
-                    progress.finished(&format!("{a} / threshold {t}"));
-                    out.lock().expect("no worker panics holding the lock")[i] = Some(r);
-                });
-            }
-        });
-        out.into_inner().expect("workers finished").into_iter().map(|r| r.expect("every job ran")).collect()
-    };
-    let runs: Vec<Run> = results.into_iter().collect::<Result<_, _>>()?;
+    let runs = super::par_map(&jobs, threads, progress, |&(a, t)| format!("{a} / threshold {t}"), |&(a, t)| one(a, t, scale))?;
     let rows: Vec<serde_json::Value> = runs
         .iter()
         .map(|r| {

@@ -96,23 +96,30 @@ pub fn find(name: &str) -> Result<&'static Reproduction, Error> {
 /// Run independent simulations on `threads` worker threads; results in input order. Each run is
 /// deterministic on its own, so the thread count never changes a figure.
 pub fn run_all(jobs: &[(String, Config)], threads: usize, progress: &dyn RunProgress) -> Result<Vec<Results>, Error> {
+    par_map(jobs, threads, progress, |(label, _)| label.clone(), |(_, cfg)| crate::sim::run(cfg, &mut crate::sim::Quiet))
+}
+
+/// `f` over `jobs` on `threads` worker threads, results in input order; the first error wins.
+pub fn par_map<J: Sync, T: Send>(
+    jobs: &[J],
+    threads: usize,
+    progress: &dyn RunProgress,
+    label: impl Fn(&J) -> String + Sync,
+    f: impl Fn(&J) -> Result<T, Error> + Sync,
+) -> Result<Vec<T>, Error> {
     progress.start(jobs.len());
     let next = AtomicUsize::new(0);
-    let out: Mutex<Vec<Option<Result<Results, Error>>>> = Mutex::new((0..jobs.len()).map(|_| None).collect());
+    let out: Mutex<Vec<Option<Result<T, Error>>>> = Mutex::new((0..jobs.len()).map(|_| None).collect());
     std::thread::scope(|s| {
         for _ in 0..threads.clamp(1, jobs.len().max(1)) {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some((label, cfg)) = jobs.get(i) else { break };
-                let r = crate::sim::run(cfg, &mut crate::sim::Quiet);
-                progress.finished(label);
+                let Some(job) = jobs.get(i) else { break };
+                let r = f(job);
+                progress.finished(&label(job));
                 out.lock().expect("no worker panics while holding the lock")[i] = Some(r);
             });
         }
     });
-    out.into_inner()
-        .expect("workers finished")
-        .into_iter()
-        .map(|r| r.expect("every job ran"))
-        .collect()
+    out.into_inner().expect("workers finished").into_iter().map(|r| r.expect("every job ran")).collect()
 }

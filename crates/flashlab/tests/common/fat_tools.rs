@@ -116,3 +116,19 @@ pub fn mdir(t: &Tools, img: &Path, dir: &str) -> String {
     text
 }
 
+
+/// A whole file read back through the file system in `chunk`-byte reads.
+pub fn read_all<D: flashlab::fs::BlockDevice>(fs: &mut flashlab::fs::FatFs<D>, path: &str, chunk: usize) -> Vec<u8> {
+    let fd = fs.open(path).unwrap();
+    let mut out = Vec::new();
+    let mut buf = vec![0u8; chunk];
+    loop {
+        let n = fs.read(fd, &mut buf).unwrap();
+        if n == 0 {
+            break;
+        }
+        out.extend_from_slice(&buf[..n]);
+    }
+    fs.close(fd).unwrap();
+    out
+}
