@@ -390,6 +390,20 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
     }
     check_snapshot("defrag-quick-report.md", &freport);
 
+    assert!(html.contains("<section id=\"vsegment\">"), "index.html lacks the vsegment section");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("vsegment/results.json")).unwrap()).unwrap();
+    let vrows = v["rows"].as_array().unwrap();
+    for d in ["original", "dualop-4kb", "v-segment", "optimized"] {
+        let r = vrows.iter().find(|r| r["workload"] == "read-64KB" && r["policy"] == d).unwrap_or_else(|| panic!("no 64 KB row for {d}"));
+        assert!(r["latency_us"].as_f64().unwrap() > 0.0);
+        assert!(vrows.iter().any(|r| r["workload"] == "demand-paging" && r["policy"] == d), "no demand-paging row for {d}");
+    }
+    let vreport = std::fs::read_to_string(out.join("vsegment/report.md")).unwrap();
+    for needle in ["Fig. 10", "Fig. 11", "Fig. 12", "Fig. 13", "Fig. 14", "46%", "178 ms", "by construction", "Where we agree"] {
+        assert!(vreport.contains(needle), "vsegment report lacks {needle}");
+    }
+    check_snapshot("vsegment-quick-report.md", &vreport);
+
     let o = flashlab(&["reproduce", "2rppp"]);
     assert!(text(&o).contains("unknown reproduction `2rppp`") && text(&o).contains("2rpp"), "{}", text(&o));
 }

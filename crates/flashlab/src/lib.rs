@@ -13,6 +13,7 @@ pub mod fs;
 pub mod ftl;
 pub mod host;
 pub mod nand;
+pub mod onenand;
 pub mod plot;
 pub mod presets;
 pub mod reproduce;

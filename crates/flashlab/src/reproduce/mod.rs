@@ -9,6 +9,7 @@ pub mod defrag;
 pub mod dwb;
 pub mod html;
 pub mod two_r_pp;
+pub mod vsegment;
 pub mod wadpm;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -82,6 +83,11 @@ pub const REPRODUCTIONS: &[Reproduction] = &[
         name: "defrag",
         about: "Defragmentation on FTL merge (FAT on BAST): SCA/AFCA x thresholds, fragmented FS + Postmark: page ops per threshold",
         run: defrag::run,
+    },
+    Reproduction {
+        name: "vsegment",
+        about: "V-Segment (Hyun & Koh, KIISE 2008): OneNAND reads via Original/DualOP-4KB/V-Segment/Optimized drivers: latency 4-64 KB, costs, page faults",
+        run: vsegment::run,
     },
 ];
 
