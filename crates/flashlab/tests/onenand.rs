@@ -13,22 +13,7 @@ use flashlab::onenand::{measure_read, paging};
 const KB: u64 = 1024;
 
 fn zero_costs() -> HostCosts {
-    HostCosts {
-        seg_get_request_ns: 0,
-        seg_end_request_ns: 0,
-        vseg_get_request_ns: 0,
-        vseg_end_request_ns: 0,
-        vseg_per_segment_ns: 0,
-        call_ns: 0,
-        sector_call_ns: 0,
-        vmap_range_alloc_ns: 0,
-        vmap_range_free_ns: 0,
-        vmap_create_ns: 0,
-        vmap_create_per_page_ns: 0,
-        vmap_teardown_ns: 0,
-        vmap_teardown_per_page_ns: 0,
-        ..HostCosts::paper()
-    }
+    HostCosts::paper().without_host_costs()
 }
 
 fn timing(load_ns: u64, read_ns: u64) -> DeviceTiming {

@@ -140,6 +140,27 @@ pub struct HostCosts {
 }
 
 impl HostCosts {
+    /// These costs with every host cost zero (segment size and threshold kept): the flash alone,
+    /// as in §3.1's closed forms.
+    pub fn without_host_costs(&self) -> Self {
+        HostCosts {
+            seg_get_request_ns: 0,
+            seg_end_request_ns: 0,
+            vseg_get_request_ns: 0,
+            vseg_end_request_ns: 0,
+            vseg_per_segment_ns: 0,
+            call_ns: 0,
+            sector_call_ns: 0,
+            vmap_range_alloc_ns: 0,
+            vmap_range_free_ns: 0,
+            vmap_create_ns: 0,
+            vmap_create_per_page_ns: 0,
+            vmap_teardown_ns: 0,
+            vmap_teardown_per_page_ns: 0,
+            ..self.clone()
+        }
+    }
+
     /// The costs read off the paper (see each field).
     pub fn paper() -> Self {
         HostCosts {

@@ -275,22 +275,7 @@ fn closed_forms(w: &mut String, t: &DeviceTiming, c: &HostCosts) {
     let _ = writeln!(w, "## §3.1's closed forms\n\nWith host costs set to zero, DualOP-4KB reads 2N pages in T_segments(2N) = (2·Tload + Tread)·N and V-Segment in T_virtual(2N) = 2·Tload·N + Tread (Tload ≥ Tread), so the benefit is (N − 1)·Tread. From the model:\n");
     let _ =
         writeln!(w, "| N (2N pages) | T_segments model | formula | T_virtual model | formula |\n|---|---|---|---|---|");
-    let zero = HostCosts {
-        seg_get_request_ns: 0,
-        seg_end_request_ns: 0,
-        vseg_get_request_ns: 0,
-        vseg_end_request_ns: 0,
-        vseg_per_segment_ns: 0,
-        call_ns: 0,
-        sector_call_ns: 0,
-        vmap_range_alloc_ns: 0,
-        vmap_range_free_ns: 0,
-        vmap_create_ns: 0,
-        vmap_create_per_page_ns: 0,
-        vmap_teardown_ns: 0,
-        vmap_teardown_per_page_ns: 0,
-        ..c.clone()
-    };
+    let zero = c.without_host_costs();
     let lat = |name: &str, n: u64| -> Option<f64> {
         let d = drivers::build(name, &zero).ok()?;
         Some(us(measure_read(d.as_ref(), t, &zero, 0, n * 4 * KB, zero.memory_page_bytes).ok()?.latency_ns))
