@@ -48,17 +48,17 @@ pub fn derive_seed(seed: u64, name: &str) -> u64 {
 /// Build the device stack for a config.
 pub fn build_device(cfg: &Config, r: &Resolved) -> Result<Device, Error> {
     let timing = (cfg.sim.mode == Mode::Timing).then_some(&cfg.timing);
-    let spec = FtlSpec { layout: r.layout, logical_pages: r.logical_pages, config: &cfg.ftl, verify: cfg.sim.verify || cfg.sim.crash_at.is_some(), timing };
-    let ftl = ftl::build(&spec)?;
-    let buffer = buffer::build(
-        &cfg.buffer,
-        &buffer::BufferContext { page_size: r.page_size, pages_per_block: r.layout.geo.pages_per_block as u64 },
-    )?;
     let verify = cfg.sim.verify || cfg.sim.crash_at.is_some();
     let buffered = cfg.buffer.dram.0 + cfg.buffer.nvram.0;
     if cfg.buffer.policy != "none" && buffered / r.page_size > r.logical_pages {
         return Err(Error::config("buffer.dram", format!("a buffer of {buffered} bytes is larger than the device's logical capacity")));
     }
+    let spec = FtlSpec { layout: r.layout, logical_pages: r.logical_pages, config: &cfg.ftl, verify, timing };
+    let ftl = ftl::build(&spec)?;
+    let buffer = buffer::build(
+        &cfg.buffer,
+        &buffer::BufferContext { page_size: r.page_size, pages_per_block: r.layout.geo.pages_per_block as u64 },
+    )?;
     let mut dev = Device::new(buffer, ftl, r.page_size, verify, cfg.sim.check);
     if cfg.host.out_of_range == OutOfRange::Compact {
         dev.compact_addresses(r.layout.geo.pages_per_block as u64);
@@ -303,7 +303,7 @@ impl Measure {
             OutOfRange::Error => Err(Error::input(
                 at().with_field("offset"),
                 format!(
-                    "request [{}, +{}) ends beyond the logical capacity of {} bytes (set host.out_of_range = \"wrap\" to wrap addresses)",
+                    "request [{}, +{}) ends beyond the logical capacity of {} bytes (set host.out_of_range = \"wrap\" to wrap addresses, or \"compact\" to remap them block by block)",
                     req.offset, req.len, self.capacity
                 ),
             )),

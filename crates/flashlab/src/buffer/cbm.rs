@@ -45,17 +45,6 @@ impl CbmRegions {
         let n = slots as usize;
         CbmRegions { groups: Groups::new(slots, pages_per_block), threshold, pages_lru: SegLists::new(1, n), blocks_lru: SegLists::new(1, n), in_block_region: vec![false; n] }
     }
-
-    /// Blocks in the Block Region, least recently used first (tests).
-    pub fn block_region(&self) -> Vec<u64> {
-        let mut v = Vec::new();
-        let mut g = self.blocks_lru.head(0);
-        while g != NIL {
-            v.push(self.groups.block[g as usize]);
-            g = self.blocks_lru.next(g);
-        }
-        v
-    }
 }
 
 impl EvictPolicy for CbmRegions {

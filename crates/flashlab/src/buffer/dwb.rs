@@ -33,9 +33,6 @@ impl DClock {
     pub fn new(slots: u32) -> Self {
         DClock { referenced: vec![false; slots as usize], hand: 0 }
     }
-    pub fn hand(&self) -> u32 {
-        self.hand
-    }
 }
 
 pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuffer>, Error> {

@@ -29,9 +29,6 @@ impl Threshold {
             other => Err(Error::unknown("defrag threshold", other, vec!["off", "1/2", "1/4", "1/8", "1/16"])),
         }
     }
-    pub fn label(&self) -> String {
-        self.0.map_or("off".into(), |d| format!("1/{d}"))
-    }
 }
 
 /// What defragmentation did.

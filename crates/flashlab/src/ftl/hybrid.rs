@@ -112,8 +112,6 @@ pub struct HybridFtl {
     /// Set during `defrag_copy`: the next "host" program copies this logical page's current
     /// flash page instead (copy-back), looked up at program time so merges run first.
     pub(super) copy_from: Option<u64>,
-    /// Pages placed by `defrag_copy`.
-    pub defrag_pages: u64,
 }
 
 /// `[ftl.mapping_params]` of the log-block schemes.
@@ -194,7 +192,6 @@ impl HybridFtl {
             report: HybridReport { log_blocks: log_limit as u64 * planes as u64, ..HybridReport::default() },
             padding: 0,
             copy_from: None,
-            defrag_pages: 0,
         })
     }
 
@@ -593,7 +590,6 @@ macro_rules! impl_hybrid_ftl {
                     self.0.copy_from = Some(src + i);
                     done = done.max(self.host_write(tgt + i, tag, t_ns)?);
                     debug_assert!(self.0.copy_from.is_none(), "the copy was programmed");
-                    self.0.defrag_pages += 1;
                 }
                 Ok(done)
             }

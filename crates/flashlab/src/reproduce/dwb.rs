@@ -267,16 +267,9 @@ pub fn run(scale: Scale, threads: usize, progress: &dyn RunProgress) -> Result<O
     Ok(Outcome { json, report_md, files })
 }
 
-/// Share of re-accesses at LRU stack distance below `size_mib` of pages.
+/// Share of re-accesses at LRU stack distance below `size_mib` of pages (0 with no re-access).
 fn within(rd: &crate::stats::ReuseSummary, size_mib: u64) -> f64 {
-    let pages = size_mib * (1 << 20) / PAGE;
-    let total: u64 = rd.histogram.iter().map(|x| x.1).sum();
-    let hit: u64 = rd.histogram.iter().filter(|x| x.0 <= pages).map(|x| x.1).sum();
-    if total == 0 {
-        0.0
-    } else {
-        hit as f64 / total as f64
-    }
+    rd.within(size_mib * (1 << 20) / PAGE).unwrap_or(0.0)
 }
 
 fn plots(scale: Scale, runs: &Runs) -> Vec<(String, String)> {

@@ -81,24 +81,29 @@ impl ReuseDistance {
         self.add(t, 1);
     }
 
-    /// Re-accesses at distance < `pages` (what an LRU buffer of `pages` pages hits), as a share
-    /// of all re-accesses; exact when `pages` is a power of two, rounded down to one otherwise.
-    pub fn within(&self, pages: u64) -> Option<f64> {
-        let total: u64 = self.buckets.iter().sum();
-        if total == 0 || pages == 0 {
-            return None;
-        }
-        let k = 64 - pages.leading_zeros() as usize; // buckets 0..k hold distances < 2^(k-1) ≤ pages
-        Some(self.buckets.iter().take(k).sum::<u64>() as f64 / total as f64)
-    }
-
     pub fn summary(&self, buffer_pages: Option<u64>) -> ReuseSummary {
-        ReuseSummary {
+        let mut s = ReuseSummary {
             accesses: self.now,
             first_accesses: self.first_accesses,
             histogram: self.buckets.iter().enumerate().map(|(k, &c)| (1u64 << k, c)).collect(),
-            within_buffer: buffer_pages.and_then(|p| self.within(p)),
+            within_buffer: None,
+        };
+        s.within_buffer = buffer_pages.and_then(|p| s.within(p));
+        s
+    }
+}
+
+impl ReuseSummary {
+    /// Re-accesses at distance < `pages` (what an LRU buffer of `pages` pages hits), as a share
+    /// of all re-accesses; exact when `pages` is a power of two, rounded down to one otherwise.
+    pub fn within(&self, pages: u64) -> Option<f64> {
+        let total: u64 = self.histogram.iter().map(|b| b.1).sum();
+        if total == 0 || pages == 0 {
+            return None;
         }
+        // Bucket bounds are powers of two: those up to `pages` hold distances below it.
+        let hit: u64 = self.histogram.iter().filter(|b| b.0 <= pages).map(|b| b.1).sum();
+        Some(hit as f64 / total as f64)
     }
 }
 
@@ -149,8 +154,8 @@ mod tests {
             rd.access(i % 5);
         }
         // Distance 4 everywhere: an LRU of 4 pages hits nothing, one of 5 (≥ 8 here) everything.
-        assert_eq!(rd.within(4), Some(0.0));
-        assert_eq!(rd.within(8), Some(1.0));
+        assert_eq!(rd.summary(None).within(4), Some(0.0));
+        assert_eq!(rd.summary(None).within(8), Some(1.0));
         assert_eq!(rd.summary(None).first_accesses, 5);
     }
 }
