@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use flashlab::{presets, sim, Config};
+use flashlab::{sim, Config};
 use indicatif::{ProgressBar, ProgressStyle};
 
 mod bench;
@@ -154,46 +154,9 @@ fn real_main() -> Result<()> {
     }
 }
 
-/// Load a config from a path, or from an embedded preset when no such file exists.
-/// Paths given with `--set` (keys ending in `path`) are relative to the current directory, while
-/// paths written in a config file are relative to that file: anchor the former here.
+/// A config file, or else an embedded preset ([`Config::load_named`]).
 pub fn load_config(name: &str, sets: &[String]) -> Result<Config> {
-    let cwd = std::env::current_dir()?;
-    let anchored: Vec<String> = sets
-        .iter()
-        .map(|s| match s.split_once('=') {
-            Some((k, v)) if k.trim().ends_with("path") => {
-                let raw = v.trim().trim_matches('"');
-                let p = Path::new(raw);
-                if p.is_relative() && !raw.starts_with(flashlab::workload::trace::builtin::PREFIX) {
-                    format!("{}={}", k.trim(), toml_string(&cwd.join(p).display().to_string()))
-                } else {
-                    s.clone()
-                }
-            }
-            _ => s.clone(),
-        })
-        .collect();
-    let sets = &anchored[..];
-    let path = Path::new(name);
-    if path.exists() {
-        return Ok(Config::load(path, sets)?);
-    }
-    match presets::find(name.trim_end_matches(".toml").trim_start_matches("configs/")) {
-        Some(p) => match presets::source_dir().map(|d| d.join(format!("{}.toml", p.name))).filter(|f| f.is_file()) {
-            Some(file) => Ok(Config::load(&file, sets)?),
-            None => Ok(Config::from_toml_str(p.text, &format!("preset {}", p.name), sets)?),
-        },
-        None => {
-            let names: Vec<&str> = presets::PRESETS.iter().map(|p| p.name).collect();
-            anyhow::bail!("{name}: no such file, and not a preset (presets: {})", names.join(", "))
-        }
-    }
-}
-
-/// A TOML basic string literal.
-fn toml_string(s: &str) -> String {
-    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+    Ok(Config::load_named(name, sets)?)
 }
 
 fn run(config: &str, out: &Path, sets: &[String], quiet: bool) -> Result<()> {
@@ -328,43 +291,11 @@ impl flashlab::reproduce::RunProgress for RunBar {
 }
 
 fn list() {
-    use flashlab::{buffer, ftl, host, workload};
-    emit("mapping schemes ([ftl] mapping):".to_string());
-    for m in ftl::MAPPINGS {
-        emit(format!("  {:<16} {}", m.name, m.about));
-    }
-    emit("GC policies ([ftl] gc):".to_string());
-    for g in ftl::gc::GC_POLICIES {
-        emit(format!("  {:<16} {}", g.name, g.about));
-    }
-    emit("buffer policies ([buffer] policy):".to_string());
-    for b in buffer::BUFFERS {
-        emit(format!("  {:<16} {}", b.name, b.about));
-    }
-    emit("host layers ([host] layer):".to_string());
-    for h in host::HOST_LAYERS {
-        emit(format!("  {:<16} {}", h.name, h.about));
-    }
-    emit("workload generators ([workload] kind):".to_string());
-    for g in workload::gen::GENERATORS {
-        emit(format!("  {:<16} {}", g.name, g.about));
-    }
-    emit(format!("  {:<16} {}", "trace", "replay a trace file (path, format, device, time_scale, time_unit)"));
-    emit("trace formats ([workload] format, --format):".to_string());
-    for f in workload::trace::FORMATS {
-        emit(format!("  {:<16} {}", f.name, f.about));
-    }
-    emit("built-in traces ([workload] path = \"builtin:NAME\"):".to_string());
-    for b in workload::trace::builtin::BUILTINS {
-        emit(format!("  {:<16} {} ({})", format!("builtin:{}", b.name), b.about, b.format));
-    }
-    emit("reproductions (flashlab reproduce NAME):".to_string());
-    for r in flashlab::reproduce::REPRODUCTIONS {
-        emit(format!("  {:<16} {}", r.name, r.about));
-    }
-    emit("presets (flashlab run NAME):".to_string());
-    for p in presets::PRESETS {
-        emit(format!("  {:<16} {}", p.name, presets::about(p)));
+    for r in flashlab::catalog::registries() {
+        emit(format!("{}:", r.title));
+        for (name, about) in r.entries {
+            emit(format!("  {name:<16} {about}"));
+        }
     }
 }
 

@@ -181,7 +181,43 @@ impl Config {
     }
 
     pub fn from_toml_str(text: &str, source: &str, overrides: &[String]) -> Result<Config, Error> {
-        let mut table: toml::Table = text.parse().map_err(|e: toml::de::Error| toml_error(source, text, &e))?;
+        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| toml_error(source, text, &e))?;
+        Self::build(table, source, Some(text), overrides)
+    }
+
+    /// A config given as a tree rather than text (e.g. a Python dict): errors name the field
+    /// but no line.
+    pub fn from_table(table: toml::Table, source: &str, overrides: &[String]) -> Result<Config, Error> {
+        Self::build(table, source, None, overrides)
+    }
+
+    /// A config file's path, or else the name of an embedded preset (`default`,
+    /// `configs/default.toml`). Paths given in `overrides` (keys ending in `path`) are relative
+    /// to the current directory, while paths written in a config file are relative to that
+    /// file: the former are anchored here.
+    pub fn load_named(name: &str, overrides: &[String]) -> Result<Config, Error> {
+        let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
+        let anchored: Vec<String> = overrides.iter().map(|s| anchor_path(s, &cwd)).collect();
+        let path = Path::new(name);
+        if path.exists() {
+            return Self::load(path, &anchored);
+        }
+        match crate::presets::find(name.trim_end_matches(".toml").trim_start_matches("configs/")) {
+            Some(p) => match crate::presets::source_dir().map(|d| d.join(format!("{}.toml", p.name))).filter(|f| f.is_file()) {
+                Some(file) => Self::load(&file, &anchored),
+                None => Self::from_toml_str(p.text, &format!("preset {}", p.name), &anchored),
+            },
+            None => {
+                let names: Vec<&str> = crate::presets::PRESETS.iter().map(|p| p.name).collect();
+                Err(Error::input(
+                    Location::file(name),
+                    format!("no such file, and not a preset (presets: {})", names.join(", ")),
+                ))
+            }
+        }
+    }
+
+    fn build(mut table: toml::Table, source: &str, text: Option<&str>, overrides: &[String]) -> Result<Config, Error> {
         for o in overrides {
             apply_override(&mut table, o)?;
         }
@@ -192,7 +228,7 @@ impl Config {
                 Some(o) => Location::file(format!("--set {o}")).with_field(path.clone()),
                 None => {
                     let mut at = Location::file(source).with_field(path.clone());
-                    at.line = line_of(text, &path);
+                    at.line = text.and_then(|t| line_of(t, &path));
                     at
                 }
             };
@@ -381,6 +417,24 @@ fn toml_error(source: &str, text: &str, e: &toml::de::Error) -> Error {
     let mut at = Location::file(source);
     at.line = line;
     Error::input(at, e.message().to_string())
+}
+
+/// `key=value` with a relative path value (key ending in `path`, not a built-in trace) made
+/// absolute against `cwd`.
+fn anchor_path(spec: &str, cwd: &Path) -> String {
+    match spec.split_once('=') {
+        Some((k, v)) if k.trim().ends_with("path") => {
+            let raw = v.trim().trim_matches('"');
+            let p = Path::new(raw);
+            if p.is_relative() && !raw.is_empty() && !raw.starts_with(crate::workload::trace::builtin::PREFIX) {
+                let abs = cwd.join(p).display().to_string();
+                format!("{}=\"{}\"", k.trim(), abs.replace('\\', "\\\\").replace('"', "\\\""))
+            } else {
+                spec.to_string()
+            }
+        }
+        _ => spec.to_string(),
+    }
 }
 
 /// Apply `a.b.c=value` to the TOML tree. The value is parsed as TOML (number, bool, string,

@@ -61,6 +61,9 @@ pub enum Error {
     /// The simulated device ran out of reclaimable space (logical data fills physical space).
     #[error("device full: {0}")]
     DeviceFull(String),
+    /// The caller asked the run to stop ([`crate::sim::Progress::cancelled`]).
+    #[error("interrupted")]
+    Interrupted,
 }
 
 impl Error {

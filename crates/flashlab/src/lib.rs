@@ -5,6 +5,7 @@
 //! [`Config::load`] then [`sim::run`].
 
 pub mod buffer;
+pub mod catalog;
 pub mod config;
 pub mod device;
 pub mod error;

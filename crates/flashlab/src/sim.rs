@@ -30,6 +30,11 @@ pub trait Progress {
     fn phase(&mut self, _name: &str, _total: u64) {}
     fn update(&mut self, _done: u64) {}
     fn finish(&mut self) {}
+    /// Asked now and then (every 16,384 requests or 65,536 preconditioning pages): `true` stops
+    /// the run with [`Error::Interrupted`] (e.g. Ctrl-C in a Python session).
+    fn cancelled(&mut self) -> bool {
+        false
+    }
 }
 
 /// Progress sink that ignores everything.
@@ -49,21 +54,37 @@ pub fn derive_seed(seed: u64, name: &str) -> u64 {
 pub fn build_device(cfg: &Config, r: &Resolved) -> Result<Device, Error> {
     let timing = (cfg.sim.mode == Mode::Timing).then_some(&cfg.timing);
     let verify = cfg.sim.verify || cfg.sim.crash_at.is_some();
-    let buffered = cfg.buffer.dram.0 + cfg.buffer.nvram.0;
-    if cfg.buffer.policy != "none" && buffered / r.page_size > r.logical_pages {
-        return Err(Error::config("buffer.dram", format!("a buffer of {buffered} bytes is larger than the device's logical capacity")));
-    }
+    let buffer = build_buffer(cfg, r)?;
     let spec = FtlSpec { layout: r.layout, logical_pages: r.logical_pages, config: &cfg.ftl, verify, timing };
     let ftl = ftl::build(&spec)?;
-    let buffer = buffer::build(
-        &cfg.buffer,
-        &buffer::BufferContext { page_size: r.page_size, pages_per_block: r.layout.geo.pages_per_block as u64 },
-    )?;
     let mut dev = Device::new(buffer, ftl, r.page_size, verify, cfg.sim.check);
     if cfg.host.out_of_range == OutOfRange::Compact {
         dev.compact_addresses(r.layout.geo.pages_per_block as u64);
     }
     Ok(dev)
+}
+
+/// The write buffer, refused before anything is allocated if it is larger than the device.
+fn build_buffer(cfg: &Config, r: &Resolved) -> Result<Box<dyn buffer::WriteBuffer>, Error> {
+    let buffered = cfg.buffer.dram.0 + cfg.buffer.nvram.0;
+    if cfg.buffer.policy != "none" && buffered / r.page_size > r.logical_pages {
+        return Err(Error::config("buffer.dram", format!("a buffer of {buffered} bytes is larger than the device's logical capacity")));
+    }
+    buffer::build(
+        &cfg.buffer,
+        &buffer::BufferContext { page_size: r.page_size, pages_per_block: r.layout.geo.pages_per_block as u64 },
+    )
+}
+
+/// Everything a run would refuse, checked without simulating or allocating the device:
+/// capacities, host layer, buffer, workload (a trace file is opened, not read). The FTL's own
+/// checks need its tables and are left to the run.
+pub fn validate(cfg: &Config) -> Result<(), Error> {
+    let r = cfg.resolve()?;
+    host::build(&cfg.host)?;
+    build_buffer(cfg, &r)?;
+    build_workload(cfg, &r)?;
+    Ok(())
 }
 
 /// Build the workload named by `[workload] kind`.
@@ -132,6 +153,9 @@ fn precondition(cfg: &Config, dev: &mut Device, progress: &mut dyn Progress) -> 
             dev.write_through(lpn, 0)?;
             if lpn & 0xFFFF == 0 {
                 progress.update(lpn);
+                if progress.cancelled() {
+                    return Err(Error::Interrupted);
+                }
             }
         }
     }
@@ -143,6 +167,9 @@ fn precondition(cfg: &Config, dev: &mut Device, progress: &mut dyn Progress) -> 
             dev.write_through(rng.random_range(0..n), 0)?;
             if i & 0xFFFF == 0 {
                 progress.update(i);
+                if progress.cancelled() {
+                    return Err(Error::Interrupted);
+                }
             }
         }
     }
@@ -272,6 +299,9 @@ impl Measure {
             if self.host.requests & 0x3FFF == 0 {
                 if let Some((d, _)) = wl.progress() {
                     progress.update(d);
+                }
+                if progress.cancelled() {
+                    return Err(Error::Interrupted);
                 }
             }
             self.exposure.record(self.host.requests, dev.buffer.exposed());

@@ -1,0 +1,225 @@
+//! `flashlab._flashlab`: the Rust side of the Python package (python/flashlab).
+//!
+//! Thin by design: configuration in (a preset name, a TOML path or a config tree as JSON, plus
+//! `key=value` overrides), results out (the `results.json` text). Everything else — tables,
+//! sweeps, plots — is Python over these results; no simulation logic lives in Python. Errors
+//! from the core become `flashlab.FlashlabError` with the CLI's message; the GIL is released
+//! while simulating.
+
+use std::time::{Duration, Instant};
+
+use flashlab::sim::{self, Progress};
+use flashlab::{Config, Error};
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+create_exception!(
+    flashlab,
+    FlashlabError,
+    PyValueError,
+    "A configuration, trace or file error from the simulator (the message names the file, line and field)."
+);
+
+fn to_py(e: Error) -> PyErr {
+    FlashlabError::new_err(e.to_string())
+}
+
+/// A JSON value as a TOML value; `null` has no TOML form and is refused naming `field`.
+fn json_to_toml(v: serde_json::Value, field: &str, source: &str) -> PyResult<toml::Value> {
+    use serde_json::Value as J;
+    Ok(match v {
+        J::Null => {
+            return Err(FlashlabError::new_err(format!("{source}: field `{field}`: None has no TOML form (leave the key out)")))
+        }
+        J::Bool(b) => toml::Value::Boolean(b),
+        J::Number(n) => match n.as_i64() {
+            Some(i) => toml::Value::Integer(i),
+            None if n.is_u64() => {
+                return Err(FlashlabError::new_err(format!("{source}: field `{field}`: {n} is too large for TOML")))
+            }
+            None => toml::Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        J::String(s) => toml::Value::String(s),
+        J::Array(items) => toml::Value::Array(
+            items
+                .into_iter()
+                .enumerate()
+                .map(|(i, x)| json_to_toml(x, &format!("{field}[{i}]"), source))
+                .collect::<PyResult<_>>()?,
+        ),
+        J::Object(map) => {
+            let mut t = toml::Table::new();
+            for (k, x) in map {
+                let sub = if field.is_empty() { k.clone() } else { format!("{field}.{k}") };
+                t.insert(k, json_to_toml(x, &sub, source)?);
+            }
+            toml::Value::Table(t)
+        }
+    })
+}
+
+/// `{"ftl.gc": "fifo", "workload.theta": null}` (JSON) as `["ftl.gc=\"fifo\"", "workload.theta="]`:
+/// the CLI's `--set` strings, so errors and path handling are the CLI's.
+fn overrides(json: &str) -> PyResult<Vec<String>> {
+    let map: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(json).map_err(|e| FlashlabError::new_err(format!("overrides: {e}")))?;
+    map.into_iter()
+        .map(|(k, v)| match v {
+            serde_json::Value::Null => Ok(format!("{k}=")),
+            v => Ok(format!("{k}={}", json_to_toml(v, &k, "overrides")?)),
+        })
+        .collect()
+}
+
+/// Parse and validate a configuration: `config` names a file or preset, or, with `tree`, is a
+/// label for a config given as a JSON object.
+fn load(config: &str, tree: Option<&str>, overrides_json: &str) -> PyResult<Config> {
+    let sets = overrides(overrides_json)?;
+    match tree {
+        None => Config::load_named(config, &sets).map_err(to_py),
+        Some(json) => {
+            let value: serde_json::Value =
+                serde_json::from_str(json).map_err(|e| FlashlabError::new_err(format!("{config}: {e}")))?;
+            match json_to_toml(value, "", config)? {
+                toml::Value::Table(t) => Config::from_table(t, config, &sets).map_err(to_py),
+                _ => Err(FlashlabError::new_err(format!("{config}: a configuration must be a table (dict)"))),
+            }
+        }
+    }
+}
+
+/// Reports progress to an optional Python callable `(phase, done, total)` and stops the run on
+/// Ctrl-C: both take the GIL briefly, at most every 100 ms.
+struct PyProgress {
+    callback: Option<Py<PyAny>>,
+    phase: String,
+    total: u64,
+    last_report: Instant,
+    last_signals: Instant,
+    error: Option<PyErr>,
+}
+
+/// True at most once per 100 ms (wall time paces only the UI, never the simulation).
+fn due(last: &mut Instant) -> bool {
+    if last.elapsed() < Duration::from_millis(100) {
+        return false;
+    }
+    *last = Instant::now();
+    true
+}
+
+impl PyProgress {
+    fn new(callback: Option<Py<PyAny>>) -> Self {
+        let now = Instant::now();
+        PyProgress { callback, phase: String::new(), total: 0, last_report: now, last_signals: now, error: None }
+    }
+    fn report(&mut self, done: u64) {
+        if let Some(cb) = &self.callback {
+            let r = Python::attach(|py| cb.call1(py, (self.phase.as_str(), done, self.total)).map(|_| ()));
+            if let Err(e) = r {
+                self.error.get_or_insert(e);
+            }
+        }
+    }
+}
+
+impl Progress for PyProgress {
+    fn phase(&mut self, name: &str, total: u64) {
+        self.phase = name.to_string();
+        self.total = total;
+        self.report(0);
+    }
+    fn update(&mut self, done: u64) {
+        if due(&mut self.last_report) {
+            self.report(done);
+        }
+    }
+    fn finish(&mut self) {
+        let total = self.total;
+        self.report(total);
+    }
+    fn cancelled(&mut self) -> bool {
+        if self.error.is_none() && due(&mut self.last_signals) {
+            if let Err(e) = Python::attach(|py| py.check_signals()) {
+                self.error = Some(e);
+            }
+        }
+        self.error.is_some()
+    }
+}
+
+/// Validate a configuration without running it ([`sim::validate`]); returns the parsed config
+/// as JSON (the `config` member of `results.json`).
+#[pyfunction]
+#[pyo3(signature = (config, tree=None, overrides="{}"))]
+fn check(config: &str, tree: Option<&str>, overrides: &str) -> PyResult<String> {
+    let cfg = load(config, tree, overrides)?;
+    sim::validate(&cfg).map_err(to_py)?;
+    serde_json::to_string(&cfg).map_err(|e| FlashlabError::new_err(e.to_string()))
+}
+
+/// Run one simulation; returns the `results.json` text.
+#[pyfunction]
+#[pyo3(signature = (config, tree=None, overrides="{}", progress=None))]
+fn run(py: Python<'_>, config: &str, tree: Option<&str>, overrides: &str, progress: Option<Py<PyAny>>) -> PyResult<String> {
+    let cfg = load(config, tree, overrides)?;
+    let mut p = PyProgress::new(progress);
+    let result = py.detach(|| sim::run(&cfg, &mut p).map(|r| r.to_json()));
+    if let Some(e) = p.error.take() {
+        return Err(e);
+    }
+    result.map_err(to_py)
+}
+
+/// Statistics of a trace file (`flashlab trace stats --json`).
+#[pyfunction]
+#[pyo3(signature = (path, format=None, device=None, page_size=4096))]
+fn trace_stats(py: Python<'_>, path: &str, format: Option<String>, device: Option<u64>, page_size: u64) -> PyResult<String> {
+    let opts = flashlab::workload::trace::TraceOptions {
+        path: path.into(),
+        format,
+        device,
+        time_scale: 1.0,
+        time_unit: None,
+    };
+    let stats = py.detach(|| flashlab::workload::trace::stats(&opts, page_size)).map_err(to_py)?;
+    serde_json::to_string(&stats).map_err(|e| FlashlabError::new_err(e.to_string()))
+}
+
+/// Every registry: `[(id, title, [(name, about), ...]), ...]`.
+#[pyfunction]
+fn registries() -> Vec<(String, String, Vec<(String, String)>)> {
+    flashlab::catalog::registries()
+        .into_iter()
+        .map(|r| (r.id.to_string(), r.title.to_string(), r.entries))
+        .collect()
+}
+
+/// The embedded presets' TOML text: `[(name, about, text), ...]`.
+#[pyfunction]
+fn presets() -> Vec<(String, String, String)> {
+    flashlab::presets::PRESETS
+        .iter()
+        .map(|p| (p.name.to_string(), flashlab::presets::about(p).to_string(), p.text.to_string()))
+        .collect()
+}
+
+/// A size in bytes from `"16MiB"`, `"4K"`, `"4096"` (the config's units).
+#[pyfunction]
+fn parse_size(text: &str) -> PyResult<u64> {
+    flashlab::units::parse_size(text).map_err(FlashlabError::new_err)
+}
+
+#[pymodule]
+fn _flashlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("FlashlabError", m.py().get_type::<FlashlabError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(registries, m)?)?;
+    m.add_function(wrap_pyfunction!(presets, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_size, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,207 @@
+"""One run: configuration in, ``Result`` out. No simulation logic here: the Rust core does it."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Callable, Mapping, Optional, Union
+
+from . import _flashlab
+
+ConfigLike = Union[str, "os.PathLike[str]", Mapping[str, Any]]
+WorkloadLike = Union[None, str, "os.PathLike[str]", Mapping[str, Any]]
+
+#: Result keys whose values are lists (histograms, CDFs, traces) or the echoed config: left
+#: out of ``Result.flat()`` and of sweep tables.
+_NOT_SCALAR = ("config", "series")
+
+
+class Result:
+    """The results of one run.
+
+    ``summary``: the ``results.json`` document as a dict (same keys as the CLI writes).
+    ``series``: the per-interval series (``series.csv``) as a pandas DataFrame.
+    ``to_json()``: the ``results.json`` text.
+    """
+
+    def __init__(self, json_text: str):
+        self._json = json_text
+        self.summary: dict = json.loads(json_text)
+        self._series = None
+
+    @property
+    def series(self):
+        """Per-interval series: interval, host_writes, running_waf, cumulative_waf, erases,
+        gc_copies, moved_into_cold, returned, frozen_share (one row per interval)."""
+        if self._series is None:
+            import pandas as pd
+
+            columns = [
+                "interval", "host_writes", "running_waf", "cumulative_waf", "erases",
+                "gc_copies", "moved_into_cold", "returned", "frozen_share",
+            ]
+            self._series = pd.DataFrame(self.summary["series"], columns=columns)
+            self._series["frozen_share"] = self._series["frozen_share"].astype(float)
+        return self._series
+
+    @property
+    def waf(self) -> Optional[float]:
+        """Flash programs / host page writes (device write amplification, buffer included)."""
+        return self.summary["waf"]
+
+    def to_json(self) -> str:
+        """The ``results.json`` text, exactly as ``flashlab run`` writes it."""
+        return self._json
+
+    def flat(self) -> dict:
+        """Every scalar of ``summary`` under a dotted name (``flash.erases``,
+        ``latency_us.write.p99``); lists (histograms, CDFs) and the echoed config left out."""
+        out: dict = {}
+
+        def walk(d: Mapping[str, Any], prefix: str) -> None:
+            for k, v in d.items():
+                if isinstance(v, Mapping):
+                    walk(v, f"{prefix}{k}.")
+                elif not isinstance(v, list):
+                    out[prefix + k] = v
+
+        walk({k: v for k, v in self.summary.items() if k not in _NOT_SCALAR}, "")
+        return out
+
+    def __getitem__(self, dotted: str) -> Any:
+        """``r["flash.erases"]``: a value by dotted path into ``summary``."""
+        cur: Any = self.summary
+        for part in dotted.split("."):
+            cur = cur[part]
+        return cur
+
+    def __repr__(self) -> str:
+        s = self.summary
+        waf = "-" if s["waf"] is None else f"{s['waf']:.3f}"
+        return (
+            f"<flashlab.Result {s.get('name') or ''} workload={s['workload']!r} waf={waf} "
+            f"erases={s['flash']['erases']} host_requests={s['host']['requests']}>"
+        )
+
+
+def _absolute(path: str) -> str:
+    if path.startswith("builtin:") or os.path.isabs(path):
+        return path
+    return os.path.abspath(path)
+
+
+def _args(config: ConfigLike, workload: WorkloadLike, overrides: Optional[Mapping[str, Any]]):
+    """(name, tree_json, overrides_json) for the core: absolute paths, dotted keys as overrides,
+    so the same arguments mean the same run in another process, directory or machine."""
+    sets: dict = {}
+    if isinstance(config, Mapping):
+        tree: dict = {}
+        for k, v in config.items():
+            if not isinstance(k, str):
+                raise FlashlabError(f"config dict: key {k!r} is not a string")
+            if "." in k:
+                sets[k] = v  # {"ftl.gc": "fifo"} at the top: an override
+            else:
+                tree[k] = v
+        name, tree_json = "config dict", json.dumps(tree, allow_nan=False)
+    elif isinstance(config, (str, os.PathLike)):
+        name, tree_json = os.fspath(config), None
+        if os.path.exists(name):
+            name = os.path.abspath(name)
+    else:
+        raise TypeError(f"config must be a preset name, a TOML path or a dict, not {type(config).__name__}")
+    if workload is not None:
+        if isinstance(workload, Mapping):
+            wl = dict(workload)
+        elif isinstance(workload, (str, os.PathLike)):
+            wl = {"kind": "trace", "path": os.fspath(workload)}
+        else:
+            raise TypeError(f"workload must be a trace path or a dict, not {type(workload).__name__}")
+        if isinstance(wl.get("path"), (str, os.PathLike)):
+            wl["path"] = _absolute(os.fspath(wl["path"]))
+        sets["workload"] = wl
+    for k, v in (overrides or {}).items():
+        if k.endswith("path") and isinstance(v, (str, os.PathLike)):
+            v = _absolute(os.fspath(v))
+        sets[k] = v
+    try:
+        return name, tree_json, json.dumps(sets, allow_nan=False)
+    except (TypeError, ValueError) as e:
+        raise FlashlabError(f"overrides: {e}") from None
+
+
+def check_config(config: ConfigLike, workload: WorkloadLike = None, overrides: Optional[Mapping[str, Any]] = None) -> dict:
+    """Parse and validate a configuration without running it; returns the full config (every
+    default filled in) as a dict. Raises ``FlashlabError`` naming the file, line and field."""
+    return json.loads(_flashlab.check(*_args(config, workload, overrides)))
+
+
+def _bar(progress: Optional[bool]) -> Optional[Callable[[str, int, int], None]]:
+    """A tqdm bar per phase; ``None`` = only where tqdm would show one (terminal, notebook)."""
+    if progress is False:
+        return None
+    from tqdm.auto import tqdm
+
+    state: dict = {}
+
+    def update(phase: str, done: int, total: int) -> None:
+        bar = state.get("bar")
+        if bar is None or state.get("phase") != phase:
+            if bar is not None:
+                bar.close()
+            bar = tqdm(total=total or None, desc=phase, unit="req" if phase == "simulating" else "page",
+                       disable=None if progress is None else False, leave=False)
+            state["bar"], state["phase"] = bar, phase
+        bar.n = done
+        bar.refresh()
+        if total and done >= total:
+            bar.close()
+            state["bar"] = None
+
+    return update
+
+
+def run(
+    config: ConfigLike,
+    workload: WorkloadLike = None,
+    overrides: Optional[Mapping[str, Any]] = None,
+    progress: Optional[bool] = None,
+) -> Result:
+    """Run one simulation and return its ``Result``.
+
+    ``config``: a preset name (``"default"``; see ``presets()``), a TOML file path, or a dict
+    shaped like the TOML file (``{"device": {...}, "workload": {...}}``); top-level dotted keys
+    (``{"ftl.gc": "fifo"}``) apply as overrides.
+    ``workload``: optional; a trace path (or ``"builtin:msnfs"``) to replay, or a dict replacing
+    the ``[workload]`` table.
+    ``overrides``: ``{"dotted.key": value}`` applied on top, as ``flashlab run --set``;
+    ``None`` as a value removes the key.
+    ``progress``: ``None`` shows a bar in terminals and notebooks only; ``True``/``False`` force it.
+
+    The GIL is released while simulating (threads run in parallel); Ctrl-C stops the run.
+    Raises ``FlashlabError`` with the CLI's message (file, line, field) on bad input.
+    """
+    name, tree, sets = _args(config, workload, overrides)
+    return Result(_flashlab.run(name, tree, sets, _bar(progress)))
+
+
+def presets() -> dict:
+    """The built-in presets: ``{name: description}`` (run one with ``run(name)``)."""
+    return {name: about for name, about, _text in _flashlab.presets()}
+
+
+def policies() -> dict:
+    """Every registry: ``{"mapping": {name: description}, "gc": {...}, "buffer": {...},
+    "host": {...}, "workload": {...}, "format": {...}, "builtin": {...}, "reproduction": {...},
+    "preset": {...}}`` — what ``flashlab list`` prints."""
+    return {rid: dict(entries) for rid, _title, entries in _flashlab.registries()}
+
+
+def trace_stats(path: Union[str, "os.PathLike[str]"], format: Optional[str] = None,
+                device: Optional[int] = None, page_size: int = 4096) -> dict:
+    """Statistics of a trace file (``flashlab trace stats --json``); the format is detected
+    unless given. ``path`` may be a built-in trace (``"builtin:msnfs"``)."""
+    return json.loads(_flashlab.trace_stats(_absolute(os.fspath(path)), format, device, page_size))
+
+
+FlashlabError = _flashlab.FlashlabError

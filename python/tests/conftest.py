@@ -1,0 +1,60 @@
+"""Shared fixtures: the CLI binary to compare against, a small fast config, a local Ray."""
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+#: A small, quick config: the default preset on a 256 MiB-logical device, 40,000 zipf requests.
+SMALL = {
+    "device.blocks_per_plane": 256,
+    "precondition.overwrite": 0.5,
+    "workload.volume_ratio": None,
+    "workload.requests": 40_000,
+}
+
+#: Columns that hold wall-clock measurements (the only non-deterministic results).
+WALL = ["sim.wall_s", "sim.precondition_wall_s", "sim.host_pages_per_s"]
+
+
+def strip_wall(summary: dict) -> dict:
+    """A results.json dict without its wall-clock fields."""
+    d = dict(summary)
+    d["sim"] = {k: v for k, v in d["sim"].items() if k not in ("wall_s", "precondition_wall_s", "host_pages_per_s")}
+    return d
+
+
+@pytest.fixture(scope="session")
+def cli() -> Path:
+    """The `flashlab` binary built from this checkout (FLASHLAB_BIN, else target/release, else
+    built with cargo)."""
+    given = os.environ.get("FLASHLAB_BIN")
+    binary = Path(given) if given else REPO / "target" / "release" / "flashlab"
+    if not binary.exists():
+        if shutil.which("cargo") is None:
+            pytest.skip("no flashlab binary and no cargo to build one (set FLASHLAB_BIN)")
+        subprocess.run(["cargo", "build", "--release", "-q", "-p", "flashlab-cli"], cwd=REPO, check=True)
+    return binary
+
+
+def run_cli(cli: Path, *args: str, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run([str(cli), *args], capture_output=True, text=True, cwd=cwd)
+
+
+@pytest.fixture(scope="session")
+def ray_local():
+    """A local Ray cluster for the session (2 CPUs). Skipped when Ray is not installed, unless
+    FLASHLAB_REQUIRE_RAY is set (CI), where that is a failure."""
+    try:
+        import ray
+    except ImportError:
+        if os.environ.get("FLASHLAB_REQUIRE_RAY"):
+            pytest.fail("FLASHLAB_REQUIRE_RAY is set but ray is not installed (pip install ray)")
+        pytest.skip("ray is not installed (pip install ray)")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()

@@ -1,0 +1,161 @@
+"""The binding returns what the CLI returns, for the same config and seed."""
+
+import json
+import threading
+
+import pandas as pd
+import pytest
+
+import flashlab
+from conftest import REPO, SMALL, run_cli, strip_wall
+
+
+def toml_literal(v) -> str:
+    """A TOML value for the CLI's --set (JSON's scalars are TOML's; tables go inline)."""
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k} = {toml_literal(x)}" for k, x in v.items()) + "}"
+    return json.dumps(v)
+
+
+def sets(overrides: dict) -> list:
+    """The CLI's --set arguments for an overrides dict (None removes the key)."""
+    out = []
+    for k, v in overrides.items():
+        out += ["--set", f"{k}=" if v is None else f"{k}={toml_literal(v)}"]
+    return out
+
+
+def cli_results(cli, tmp_path, config: str, overrides: dict) -> tuple:
+    out = tmp_path / "cli"
+    p = run_cli(cli, "run", config, *sets(overrides), "--out", str(out), "--quiet")
+    assert p.returncode == 0, p.stderr
+    return json.loads((out / "results.json").read_text()), pd.read_csv(out / "series.csv")
+
+
+@pytest.mark.parametrize(
+    "config, overrides",
+    [
+        ("default", SMALL),
+        ("default", {**SMALL, "ftl.gc": "2r++", "seed": 7}),
+        ("default", {**SMALL, "sim.mode": "accounting", "ftl.mapping": "dftl"}),
+        (
+            "dwb-64gb",
+            {
+                "device.logical_capacity": "1GiB",
+                "precondition.fill": False,
+                "precondition.overwrite": 0.0,
+                "host.out_of_range": "compact",
+                "workload": {"kind": "trace", "path": "builtin:financial1"},
+                "buffer.dram": "2MiB",
+                "buffer.nvram": "512KiB",
+            },
+        ),
+    ],
+)
+def test_run_matches_cli(cli, tmp_path, config, overrides):
+    want, want_series = cli_results(cli, tmp_path, config, overrides)
+    got = flashlab.run(config, overrides=overrides, progress=False)
+    assert strip_wall(got.summary) == strip_wall(want)
+    assert list(got.series.columns) == list(want_series.columns)
+    pd.testing.assert_frame_equal(got.series, want_series, check_dtype=False, atol=1e-6, rtol=0)
+    assert got.waf == want["waf"]
+    assert got["flash.erases"] == want["flash"]["erases"]
+
+
+def test_same_seed_same_numbers_other_seed_other_numbers():
+    a = flashlab.run("default", overrides=SMALL, progress=False)
+    b = flashlab.run("default", overrides=SMALL, progress=False)
+    c = flashlab.run("default", overrides={**SMALL, "seed": 43}, progress=False)
+    assert strip_wall(a.summary) == strip_wall(b.summary)
+    assert a["flash.programs"] != c["flash.programs"]
+
+
+def test_dict_config_is_the_toml_file():
+    """A dict shaped like the TOML file runs exactly as the file does."""
+    tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
+    path = REPO / "configs" / "default.toml"
+    tree = tomllib.loads(path.read_text())
+    from_file = flashlab.run(str(path), overrides=SMALL, progress=False)
+    from_dict = flashlab.run(tree, overrides=SMALL, progress=False)
+    dotted = flashlab.run({**tree, **SMALL}, progress=False)  # top-level dotted keys = overrides
+    assert strip_wall(from_dict.summary) == strip_wall(from_file.summary)
+    assert strip_wall(dotted.summary) == strip_wall(from_file.summary)
+
+
+def test_workload_argument_replaces_the_workload():
+    r = flashlab.run(
+        "default",
+        workload="builtin:msnfs",
+        overrides={"precondition.overwrite": 0.0, "host.out_of_range": "wrap"},
+        progress=False,
+    )
+    stats = flashlab.trace_stats("builtin:msnfs")
+    assert r["host.requests"] == stats["records"]
+    assert r["host.write_requests"] == stats["writes"]
+
+
+def test_result_round_trips_as_json():
+    r = flashlab.run("default", overrides=SMALL, progress=False)
+    assert json.loads(r.to_json()) == r.summary
+    flat = r.flat()
+    assert flat["flash.erases"] == r.summary["flash"]["erases"]
+    assert flat["latency_us.write.p99"] == r.summary["latency_us"]["write"]["p99"]
+    assert not any(isinstance(v, (list, dict)) for v in flat.values())
+    assert "config.seed" not in flat and "series" not in flat
+
+
+def test_check_config_fills_defaults():
+    cfg = flashlab.check_config("default", overrides={"ftl.gc": "fifo"})
+    assert cfg["ftl"]["gc"] == "fifo"
+    assert cfg["seed"] == 42
+
+
+def test_presets_and_policies_match_the_cli(cli):
+    listing = run_cli(cli, "list").stdout
+    policies = flashlab.policies()
+    for registry in ("mapping", "gc", "buffer", "host", "workload", "format", "builtin", "reproduction", "preset"):
+        assert policies[registry], registry
+        for name, about in policies[registry].items():
+            assert f"  {name:<16} {about}" in listing, (registry, name)
+    assert {"greedy", "2r", "2r++"} <= set(policies["gc"])
+    assert list(flashlab.presets()) == list(policies["preset"])
+    assert "default" in flashlab.presets()
+
+
+def test_trace_stats_matches_the_cli(cli, tmp_path):
+    trace = tmp_path / "t.csv"
+    trace.write_text("".join(f"{i * 1000},hm,0,{'Read' if i % 3 else 'Write'},{i * 8192},4096,10\n" for i in range(50)))
+    want = json.loads(run_cli(cli, "trace", "stats", str(trace), "--json").stdout)
+    got = flashlab.trace_stats(trace)
+    assert got == want
+    assert got["format"] == "msr" and got["records"] == 50
+
+
+def test_gil_is_released_while_simulating():
+    """Another Python thread keeps running while a simulation runs: with the GIL held the
+    loop below could not advance until the run returned."""
+    done = {}
+    t = threading.Thread(target=lambda: done.setdefault("r", flashlab.run("default", overrides=SMALL, progress=False)))
+    spins = 0
+    t.start()
+    while t.is_alive():
+        spins += 1
+    t.join()
+    assert "r" in done
+    assert spins > 1000
+
+
+def test_threads_give_the_serial_numbers():
+    serial = [flashlab.run("default", overrides={**SMALL, "seed": s}, progress=False) for s in (1, 2)]
+    out = [None, None]
+
+    def work(i, s):
+        out[i] = flashlab.run("default", overrides={**SMALL, "seed": s}, progress=False)
+
+    threads = [threading.Thread(target=work, args=(i, s)) for i, s in enumerate((1, 2))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for a, b in zip(serial, out):
+        assert strip_wall(a.summary) == strip_wall(b.summary)
