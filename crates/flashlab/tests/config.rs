@@ -116,3 +116,85 @@ fn overrides_need_key_value_form() {
     let err = Config::from_toml_str(GOOD, "good.toml", &["ftl.gc".to_string()]).unwrap_err();
     assert!(err.to_string().contains("key=value"));
 }
+
+#[test]
+fn a_config_tree_parses_as_its_text_does() {
+    let table: toml::Table = GOOD.parse().unwrap();
+    let from_text = Config::from_toml_str(GOOD, "good.toml", &["ftl.gc=\"fifo\"".into()]).unwrap();
+    let from_tree = Config::from_table(table.clone(), "config dict", &["ftl.gc=\"fifo\"".into()]).unwrap();
+    assert_eq!(serde_json::to_value(&from_text).unwrap(), serde_json::to_value(&from_tree).unwrap());
+    // Errors from a tree name the source and field, and no line (there is no text).
+    let mut bad = table;
+    bad["device"].as_table_mut().unwrap().insert("chanels".into(), toml::Value::Integer(2));
+    let msg = Config::from_table(bad, "config dict", &[]).unwrap_err().to_string();
+    assert!(msg.starts_with("config dict: field `device.chanels`: unknown field"), "{msg}");
+}
+
+#[test]
+fn load_named_finds_files_and_presets_and_lists_presets() {
+    let c = Config::load_named("default", &[]).unwrap();
+    assert_eq!(c.name.as_deref(), Some("default"));
+    let c = Config::load_named("configs/default.toml", &[]).unwrap();
+    assert_eq!(c.name.as_deref(), Some("default"));
+    let msg = Config::load_named("no-such-config", &[]).unwrap_err().to_string();
+    assert!(msg.starts_with("no-such-config: no such file, and not a preset (presets: default, trace"), "{msg}");
+}
+
+#[test]
+fn load_named_anchors_override_paths_and_an_empty_one_removes_the_key() {
+    let cwd = std::env::current_dir().unwrap();
+    let c = Config::load_named("trace", &["workload.path=my.trace".into()]).unwrap();
+    assert_eq!(c.workload["path"].as_str().unwrap(), cwd.join("my.trace").display().to_string());
+    let c = Config::load_named("trace", &["workload.path=builtin:msnfs".into()]).unwrap();
+    assert_eq!(c.workload["path"].as_str().unwrap(), "builtin:msnfs");
+    // `key=` removes the key (it used to become the current directory).
+    let c = Config::load_named("trace", &["workload.path=".into()]).unwrap();
+    assert!(!c.workload.contains_key("path"));
+}
+
+#[test]
+fn validate_catches_workload_and_buffer_errors_without_running() {
+    let base = |sets: &[&str]| {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        Config::load_named("default", &sets).unwrap()
+    };
+    flashlab::sim::validate(&base(&[])).unwrap();
+    let msg = flashlab::sim::validate(&base(&["workload.requests=10"])).unwrap_err().to_string();
+    assert!(msg.contains("give only one of volume, requests, volume_ratio"), "{msg}");
+    let msg = flashlab::sim::validate(&base(&["workload.theta=1.0"])).unwrap_err().to_string();
+    assert!(msg.contains("theta must be different from 1.0"), "{msg}");
+    let msg = flashlab::sim::validate(&base(&["buffer.policy=\"lru\"", "buffer.dram=\"64GiB\""])).unwrap_err().to_string();
+    assert!(msg.contains("larger than the device"), "{msg}");
+    let msg = flashlab::sim::validate(&base(&["workload={kind=\"trace\", path=\"/no/such.trace\"}"])).unwrap_err().to_string();
+    assert!(msg.contains("/no/such.trace"), "{msg}");
+}
+
+#[test]
+fn a_cancelled_run_stops_with_interrupted() {
+    struct After(u32);
+    impl flashlab::sim::Progress for After {
+        fn cancelled(&mut self) -> bool {
+            self.0 = self.0.saturating_sub(1);
+            self.0 == 0
+        }
+    }
+    for n in [1, 3] {
+        let cfg = Config::load_named("default", &[]).unwrap();
+        let err = flashlab::sim::run(&cfg, &mut After(n)).unwrap_err();
+        assert!(matches!(err, flashlab::Error::Interrupted), "{err}");
+    }
+}
+
+#[test]
+fn the_catalog_holds_every_registry_entry() {
+    let regs = flashlab::catalog::registries();
+    let get = |id: &str| regs.iter().find(|r| r.id == id).unwrap_or_else(|| panic!("no registry {id}"));
+    let names = |id: &str| get(id).entries.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+    assert_eq!(names("mapping"), flashlab::ftl::MAPPINGS.iter().map(|m| m.name.to_string()).collect::<Vec<_>>());
+    assert_eq!(names("gc"), flashlab::ftl::gc::GC_POLICIES.iter().map(|m| m.name.to_string()).collect::<Vec<_>>());
+    assert_eq!(names("buffer"), flashlab::buffer::BUFFERS.iter().map(|m| m.name.to_string()).collect::<Vec<_>>());
+    assert_eq!(names("preset"), presets::PRESETS.iter().map(|p| p.name.to_string()).collect::<Vec<_>>());
+    assert!(names("workload").contains(&"trace".to_string()));
+    assert!(names("builtin").iter().all(|n| n.starts_with("builtin:")));
+    assert!(regs.iter().all(|r| r.entries.iter().all(|(_, about)| !about.is_empty())), "every entry has a description");
+}
