@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from typing import Any, Callable, Mapping, Optional, Union
 
 from . import _flashlab
@@ -136,8 +137,16 @@ def check_config(config: ConfigLike, workload: WorkloadLike = None, overrides: O
     return json.loads(_flashlab.check(*_args(config, workload, overrides)))
 
 
+def _disable(progress: Optional[bool]) -> Optional[bool]:
+    """tqdm's ``disable`` for our ``progress``: ``None`` shows bars on a terminal (tqdm's own
+    check) and in a Jupyter kernel, whose output streams are not terminals."""
+    if progress is not None:
+        return not progress
+    return False if "ipykernel" in sys.modules else None
+
+
 def _bar(progress: Optional[bool]) -> Optional[Callable[[str, int, int], None]]:
-    """A tqdm bar per phase; ``None`` = only where tqdm would show one (terminal, notebook)."""
+    """A tqdm bar per phase (``_disable`` says where)."""
     if progress is False:
         return None
     from tqdm.auto import tqdm
@@ -149,8 +158,9 @@ def _bar(progress: Optional[bool]) -> Optional[Callable[[str, int, int], None]]:
         if bar is None or state.get("phase") != phase:
             if bar is not None:
                 bar.close()
-            bar = tqdm(total=total or None, desc=phase, unit="req" if phase == "simulating" else "page",
-                       disable=None if progress is None else False, leave=False)
+            # Units vary (pages, bytes of volume, bytes of trace file): show shares and times.
+            bar = tqdm(total=total or None, desc=phase, disable=_disable(progress), leave=False,
+                       bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}")
             state["bar"], state["phase"] = bar, phase
         bar.n = done
         bar.refresh()

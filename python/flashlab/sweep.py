@@ -8,7 +8,7 @@ import os
 from typing import Any, Iterable, List, Mapping, Optional, Sequence, Union
 
 from . import _flashlab
-from .api import ConfigLike, Result, WorkloadLike, _args
+from .api import ConfigLike, Result, WorkloadLike, _args, _disable
 
 BACKENDS = ("process", "thread", "ray")
 
@@ -83,7 +83,7 @@ def sweep(
             raise _flashlab.FlashlabError(f"sweep point {_describe(p)}: {e}") from None
         jobs.append(args)
     rows: List[Optional[dict]] = [None] * len(jobs)
-    bar = tqdm(total=len(jobs), desc="sweep", unit="run", disable=None if progress is None else not progress)
+    bar = tqdm(total=len(jobs), desc="sweep", unit="run", disable=_disable(progress))
     try:
         if backend == "ray":
             _on_ray(jobs, rows, max_workers, ray_address, bar, pts)

@@ -45,16 +45,27 @@ def run_cli(cli: Path, *args: str, cwd=None) -> subprocess.CompletedProcess:
     return subprocess.run([str(cli), *args], capture_output=True, text=True, cwd=cwd)
 
 
-@pytest.fixture(scope="session")
-def ray_local():
-    """A local Ray cluster for the session (2 CPUs). Skipped when Ray is not installed, unless
-    FLASHLAB_REQUIRE_RAY is set (CI), where that is a failure."""
+def require_ray():
+    """Ray, or a skip when it is not installed — unless FLASHLAB_REQUIRE_RAY is set (CI), where
+    that is a failure."""
     try:
         import ray
     except ImportError:
         if os.environ.get("FLASHLAB_REQUIRE_RAY"):
             pytest.fail("FLASHLAB_REQUIRE_RAY is set but ray is not installed (pip install ray)")
         pytest.skip("ray is not installed (pip install ray)")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield ray
+    return ray
+
+
+@pytest.fixture(scope="session")
+def ray_cluster():
+    """An existing two-node Ray cluster (one CPU each, on this machine) to connect to by
+    address, as a user connects to their cluster."""
+    ray = require_ray()
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
+    cluster.add_node(num_cpus=1)
+    yield cluster.address
     ray.shutdown()
+    cluster.shutdown()

@@ -159,3 +159,14 @@ def test_threads_give_the_serial_numbers():
         t.join()
     for a, b in zip(serial, out):
         assert strip_wall(a.summary) == strip_wall(b.summary)
+
+
+def test_progress_bars_when_asked(capsys):
+    flashlab.run("default", overrides=SMALL, progress=True)
+    err = capsys.readouterr().err
+    assert "precondition: fill" in err and "simulating" in err and "100%" in err
+    flashlab.run("default", overrides=SMALL, progress=False)
+    assert capsys.readouterr().err == ""
+    flashlab.sweep("default", {"seed": [1, 2]}, backend="thread", overrides=SMALL, progress=True)
+    err = capsys.readouterr().err
+    assert "sweep" in err and "2/2" in err

@@ -1,10 +1,15 @@
 """Sweeps: one row per run with the swept keys as columns, identical on every backend."""
 
+import os
+import subprocess
+import sys
+import textwrap
+
 import pandas as pd
 import pytest
 
 import flashlab
-from conftest import SMALL, WALL, strip_wall
+from conftest import SMALL, WALL, require_ray, strip_wall
 
 GRID = {"ftl.gc": ["greedy", "2r", "fifo"], "workload.theta": [0.5, 0.99]}
 
@@ -38,11 +43,33 @@ def test_threads_match_processes(on_processes):
     pd.testing.assert_frame_equal(df.drop(columns=WALL), on_processes.drop(columns=WALL))
 
 
-def test_ray_matches_processes(on_processes, ray_local):
-    df = flashlab.sweep("default", GRID, backend="ray", overrides=SMALL, progress=False)
+def test_ray_cluster_by_address_matches_processes(on_processes, ray_cluster):
+    df = flashlab.sweep("default", GRID, backend="ray", ray_address=ray_cluster, overrides=SMALL, progress=False)
     pd.testing.assert_frame_equal(df.drop(columns=WALL), on_processes.drop(columns=WALL))
+    import ray
+
+    assert sum(n["Alive"] for n in ray.nodes()) == 2  # connected to the two-node cluster
     limited = flashlab.sweep("default", GRID, backend="ray", max_workers=1, overrides=SMALL, progress=False)
     pd.testing.assert_frame_equal(limited.drop(columns=WALL), on_processes.drop(columns=WALL))
+
+
+def test_ray_starts_a_local_cluster_when_none_is_given(on_processes, tmp_path):
+    """No address and no RAY_ADDRESS: the sweep starts a local Ray (in a fresh interpreter,
+    since this one is connected to the test cluster)."""
+    require_ray()
+    script = textwrap.dedent(
+        f"""
+        import flashlab, ray
+        df = flashlab.sweep("default", {GRID!r}, backend="ray", overrides={SMALL!r}, progress=False)
+        assert ray.is_initialized()
+        df.to_pickle({str(tmp_path / "df.pkl")!r})
+        """
+    )
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr[-3000:]
+    df = pd.read_pickle(tmp_path / "df.pkl")
+    pd.testing.assert_frame_equal(df.drop(columns=WALL), on_processes.drop(columns=WALL))
 
 
 def test_seeds_as_replicates():
