@@ -9,6 +9,8 @@ from typing import Any, Callable, Mapping, Optional, Union
 
 from . import _flashlab
 
+FlashlabError = _flashlab.FlashlabError
+
 ConfigLike = Union[str, "os.PathLike[str]", Mapping[str, Any]]
 WorkloadLike = Union[None, str, "os.PathLike[str]", Mapping[str, Any]]
 
@@ -104,7 +106,14 @@ def _args(config: ConfigLike, workload: WorkloadLike, overrides: Optional[Mappin
                 sets[k] = v  # {"ftl.gc": "fifo"} at the top: an override
             else:
                 tree[k] = v
-        name, tree_json = "config dict", json.dumps(tree, allow_nan=False)
+        wl = tree.get("workload")
+        if isinstance(wl, Mapping) and isinstance(wl.get("path"), (str, os.PathLike)):
+            tree["workload"] = {**wl, "path": _absolute(os.fspath(wl["path"]))}
+        try:
+            tree_json = json.dumps(tree, allow_nan=False)
+        except (TypeError, ValueError) as e:
+            raise FlashlabError(f"config dict: {e}") from None
+        name = "config dict"
     elif isinstance(config, (str, os.PathLike)):
         name, tree_json = os.fspath(config), None
         if os.path.exists(name):
@@ -213,5 +222,3 @@ def trace_stats(path: Union[str, "os.PathLike[str]"], format: Optional[str] = No
     unless given. ``path`` may be a built-in trace (``"builtin:msnfs"``)."""
     return json.loads(_flashlab.trace_stats(_absolute(os.fspath(path)), format, device, page_size))
 
-
-FlashlabError = _flashlab.FlashlabError
