@@ -2,14 +2,15 @@
 # # GC policies over workload skew
 #
 # Sweep flashlab's garbage-collection victim policies over the skew (zipf θ) of a random-write
-# workload on a preconditioned SSD, and plot the write amplification (WAF) each one gives.
+# workload on a filled SSD, and plot the write amplification (WAF) each one gives.
 # Runs as a script (`python examples/gc_sweep.py`) or cell by cell in Jupyter / VS Code.
 #
 #   python examples/gc_sweep.py                 # local processes
 #   python examples/gc_sweep.py --backend ray   # Ray tasks (local cluster, or RAY_ADDRESS)
-#   python examples/gc_sweep.py --quick         # a smaller device and fewer requests
+#   python examples/gc_sweep.py --quick         # half the device, half the writes per page
 
 # %%
+"""Sweep flashlab's GC policies over zipf skew and plot the WAF of each."""
 import argparse
 
 import flashlab
@@ -22,14 +23,17 @@ parser.add_argument("--out", default="gc_sweep.png", help="where to save the fig
 args, _ = parser.parse_known_args()  # tolerate notebook kernels' own arguments
 
 # %% [markdown]
-# The base is the `default` preset (page mapping, 4 KiB pages, OP ≈ 10%, filled then
-# overwritten at random so GC runs from the start), with a zipf write-mostly workload.
-# Every policy in the GC registry is swept; `flashlab.policies()["gc"]` lists them.
+# The base is the `default` preset: page mapping, 4 KiB pages, 10% over-provisioning, 2 GiB
+# physical; every page written once before measuring (`precondition.fill`), then 4× the
+# logical capacity of zipf writes, so the measured phase runs from a full device into steady
+# state. Counting mode (no timing model): WAF needs only the counts. `--quick` halves the
+# device and writes 2× its capacity. Every policy in the GC registry is swept;
+# `flashlab.policies()["gc"]` lists them.
 
 # %%
 base = {"sim.mode": "accounting", "workload.read_share": 0.0}
 if args.quick:
-    base.update({"device.blocks_per_plane": 256, "workload.volume_ratio": None, "workload.requests": 50_000})
+    base.update({"device.blocks_per_plane": 128, "workload.volume_ratio": 2.0})
 grid = {
     "ftl.gc": list(flashlab.policies()["gc"]),
     "workload.theta": [0.2, 0.5, 0.8, 0.99, 1.2],

@@ -13,6 +13,7 @@ See ``run``, ``sweep``, ``presets``, ``policies``, ``trace_stats`` and ``flashla
 from ._flashlab import FlashlabError, __version__
 from .api import Result, check_config, policies, presets, run, trace_stats
 from .sweep import sweep
+from . import plot  # matplotlib is imported only when a plot is drawn
 
 __all__ = [
     "FlashlabError",
@@ -20,6 +21,7 @@ __all__ = [
     "__version__",
     "check_config",
     "policies",
+    "plot",
     "presets",
     "run",
     "sweep",

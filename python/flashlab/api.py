@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from typing import Any, Callable, Mapping, Optional, Union
@@ -58,14 +59,15 @@ class Result:
 
     def flat(self) -> dict:
         """Every scalar of ``summary`` under a dotted name (``flash.erases``,
-        ``latency_us.write.p99``); lists (histograms, CDFs) and the echoed config left out."""
+        ``latency_us.write.p99``); lists (histograms, CDFs), the echoed config and values not
+        measured in this run (``None``: no buffer, no hybrid FTL, ...) left out."""
         out: dict = {}
 
         def walk(d: Mapping[str, Any], prefix: str) -> None:
             for k, v in d.items():
                 if isinstance(v, Mapping):
                     walk(v, f"{prefix}{k}.")
-                elif not isinstance(v, list):
+                elif v is not None and not isinstance(v, list):
                     out[prefix + k] = v
 
         walk({k: v for k, v in self.summary.items() if k not in _NOT_SCALAR}, "")
@@ -73,16 +75,21 @@ class Result:
 
     def __getitem__(self, dotted: str) -> Any:
         """``r["flash.erases"]``: a value by dotted path into ``summary``."""
+        if not isinstance(dotted, str):
+            raise TypeError(f"index a Result by a dotted key such as 'flash.erases', not {dotted!r}")
         cur: Any = self.summary
         for part in dotted.split("."):
+            if not isinstance(cur, Mapping) or part not in cur:
+                raise KeyError(f"{dotted!r}: no such result (see Result.flat() for the names)")
             cur = cur[part]
         return cur
 
     def __repr__(self) -> str:
         s = self.summary
         waf = "-" if s["waf"] is None else f"{s['waf']:.3f}"
+        name = f" {s['name']}" if s.get("name") else ""
         return (
-            f"<flashlab.Result {s.get('name') or ''} workload={s['workload']!r} waf={waf} "
+            f"<flashlab.Result{name} workload={s['workload']!r} waf={waf} "
             f"erases={s['flash']['erases']} host_requests={s['host']['requests']}>"
         )
 
@@ -93,27 +100,48 @@ def _absolute(path: str) -> str:
     return os.path.abspath(path)
 
 
+def _plain(v: Any, where: str) -> Any:
+    """``v`` as plain JSON-ready Python (NumPy scalars and arrays, paths and tuples converted);
+    anything without a TOML form is refused naming ``where``."""
+    if v is None or isinstance(v, (bool, str, int)):
+        return v
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            raise FlashlabError(f"{where}: {v} is not a valid value (NaN and infinity have no TOML form)")
+        return v
+    if isinstance(v, os.PathLike):
+        return os.fspath(v)
+    if isinstance(v, Mapping):
+        out = {}
+        for k, x in v.items():
+            if not isinstance(k, str):
+                raise TypeError(f"{where}: key {k!r} is not a string")
+            out[k] = _plain(x, f"{where}.{k}" if where else k)
+        return out
+    if isinstance(v, (list, tuple)):
+        return [_plain(x, f"{where}[{i}]") for i, x in enumerate(v)]
+    if hasattr(v, "tolist") and callable(v.tolist):  # NumPy scalars and arrays
+        return _plain(v.tolist(), where)
+    raise TypeError(f"{where}: a {type(v).__name__} has no TOML form (use numbers, strings, booleans, lists and dicts)")
+
+
 def _args(config: ConfigLike, workload: WorkloadLike, overrides: Optional[Mapping[str, Any]]):
     """(name, tree_json, overrides_json) for the core: absolute paths, dotted keys as overrides,
     so the same arguments mean the same run in another process, directory or machine."""
-    sets: dict = {}
+    sets: list = []
     if isinstance(config, Mapping):
         tree: dict = {}
         for k, v in config.items():
             if not isinstance(k, str):
-                raise FlashlabError(f"config dict: key {k!r} is not a string")
+                raise TypeError(f"config dict: key {k!r} is not a string")
             if "." in k:
-                sets[k] = v  # {"ftl.gc": "fifo"} at the top: an override
+                sets.append((k, v))  # {"ftl.gc": "fifo"} at the top: an override
             else:
-                tree[k] = v
+                tree[k] = _plain(v, k)
         wl = tree.get("workload")
-        if isinstance(wl, Mapping) and isinstance(wl.get("path"), (str, os.PathLike)):
-            tree["workload"] = {**wl, "path": _absolute(os.fspath(wl["path"]))}
-        try:
-            tree_json = json.dumps(tree, allow_nan=False)
-        except (TypeError, ValueError) as e:
-            raise FlashlabError(f"config dict: {e}") from None
-        name = "config dict"
+        if isinstance(wl, Mapping) and isinstance(wl.get("path"), str):
+            tree["workload"] = {**wl, "path": _absolute(wl["path"])}
+        name, tree_json = "config dict", json.dumps(tree)
     elif isinstance(config, (str, os.PathLike)):
         name, tree_json = os.fspath(config), None
         if os.path.exists(name):
@@ -129,15 +157,19 @@ def _args(config: ConfigLike, workload: WorkloadLike, overrides: Optional[Mappin
             raise TypeError(f"workload must be a trace path or a dict, not {type(workload).__name__}")
         if isinstance(wl.get("path"), (str, os.PathLike)):
             wl["path"] = _absolute(os.fspath(wl["path"]))
-        sets["workload"] = wl
-    for k, v in (overrides or {}).items():
-        if k.endswith("path") and isinstance(v, (str, os.PathLike)):
-            v = _absolute(os.fspath(v))
-        sets[k] = v
-    try:
-        return name, tree_json, json.dumps(sets, allow_nan=False)
-    except (TypeError, ValueError) as e:
-        raise FlashlabError(f"overrides: {e}") from None
+        sets.append(("workload", wl))
+    if overrides is not None and not isinstance(overrides, Mapping):
+        raise TypeError(f"overrides must be a dict of {{'dotted.key': value}}, not {type(overrides).__name__}")
+    sets.extend((overrides or {}).items())
+    pairs = []
+    for k, v in sets:
+        if not isinstance(k, str):
+            raise TypeError(f"overrides: key {k!r} is not a string (use 'section.key')")
+        v = _plain(v, k)
+        if k.endswith("path") and isinstance(v, str):
+            v = _absolute(v)
+        pairs.append((k, v))
+    return name, tree_json, json.dumps(pairs)
 
 
 def check_config(config: ConfigLike, workload: WorkloadLike = None, overrides: Optional[Mapping[str, Any]] = None) -> dict:
@@ -201,7 +233,7 @@ def run(
     Raises ``FlashlabError`` with the CLI's message (file, line, field) on bad input.
     """
     name, tree, sets = _args(config, workload, overrides)
-    return Result(_flashlab.run(name, tree, sets, _bar(progress)))
+    return Result(_flashlab.run(name, tree, sets, _bar(progress), None))
 
 
 def presets() -> dict:
@@ -220,5 +252,9 @@ def trace_stats(path: Union[str, "os.PathLike[str]"], format: Optional[str] = No
                 device: Optional[int] = None, page_size: int = 4096) -> dict:
     """Statistics of a trace file (``flashlab trace stats --json``); the format is detected
     unless given. ``path`` may be a built-in trace (``"builtin:msnfs"``)."""
+    if not isinstance(page_size, int) or page_size <= 0:
+        raise ValueError(f"page_size must be a positive number of bytes, not {page_size!r}")
+    if device is not None and (not isinstance(device, int) or device < 0):
+        raise ValueError(f"device must be a device number >= 0, not {device!r}")
     return json.loads(_flashlab.trace_stats(_absolute(os.fspath(path)), format, device, page_size))
 

@@ -31,13 +31,16 @@ def _bytes(v) -> float:
 
 
 def running_waf(result, ax=None, label: Optional[str] = None, cumulative: bool = True):
-    """WAF per interval (and cumulative) over host writes, from a ``Result`` or its series."""
+    """WAF per interval (solid) and cumulative (dashed, same colour) over host writes, from a
+    ``Result`` or its series. To overlay runs on one ``ax``, give each a ``label`` (the
+    default is the config's name, which runs of one preset share)."""
     ax = _axes(ax)
     s = result.series if hasattr(result, "series") else result
     name = label or (result.summary.get("name") if hasattr(result, "summary") else None) or "run"
-    ax.plot(s["host_writes"], s["running_waf"], label=f"{name} (per interval)")
+    (line,) = ax.plot(s["host_writes"], s["running_waf"], label=f"{name} (per interval)")
     if cumulative:
-        ax.plot(s["host_writes"], s["cumulative_waf"], linestyle="--", label=f"{name} (cumulative)")
+        ax.plot(s["host_writes"], s["cumulative_waf"], linestyle="--", color=line.get_color(),
+                label=f"{name} (cumulative)")
     ax.set_xlabel("host page writes")
     ax.set_ylabel("write amplification")
     ax.legend()

@@ -170,3 +170,45 @@ def test_progress_bars_when_asked(capsys):
     flashlab.sweep("default", {"seed": [1, 2]}, backend="thread", overrides=SMALL, progress=True)
     err = capsys.readouterr().err
     assert "sweep" in err and "2/2" in err
+
+
+def test_check_config_output_runs_as_is():
+    """The full config (unset options as None, trace paths absolute) feeds back into run()."""
+    cfg = flashlab.check_config("default", overrides=SMALL)
+    assert cfg["buffer"]["block_threshold"] is None
+    a = flashlab.run(cfg, progress=False)
+    b = flashlab.run("default", overrides=SMALL, progress=False)
+    assert strip_wall(a.summary) == strip_wall(b.summary)
+
+
+def test_trace_paths_in_a_file_are_relative_to_the_file(tmp_path, monkeypatch):
+    (tmp_path / "t.csv").write_text("".join(f"{i},hm,0,Write,{i * 4096},4096,0\n" for i in range(100)))
+    text = (REPO / "configs" / "default.toml").read_text().split("[workload]")[0]
+    (tmp_path / "c.toml").write_text(text + '[workload]\nkind = "trace"\npath = "t.csv"\n')
+    monkeypatch.chdir(REPO)  # elsewhere
+    cfg = flashlab.check_config(tmp_path / "c.toml")
+    assert cfg["workload"]["path"] == str(tmp_path / "t.csv")
+    r = flashlab.run(cfg, overrides={"precondition.fill": False}, progress=False)
+    assert r["host.write_requests"] == 100
+
+
+def test_numpy_values_are_plain_numbers():
+    np = pytest.importorskip("numpy")
+    a = flashlab.run("default", overrides={**SMALL, "seed": np.int64(3), "workload.theta": np.float32(0.5)}, progress=False)
+    b = flashlab.run("default", overrides={**SMALL, "seed": 3, "workload.theta": 0.5}, progress=False)
+    assert strip_wall(a.summary) == strip_wall(b.summary)
+
+
+def test_result_indexing_errors():
+    r = flashlab.run("default", overrides=SMALL, progress=False)
+    with pytest.raises(KeyError, match="'flash.erasez': no such result"):
+        r["flash.erasez"]
+    with pytest.raises(TypeError, match="dotted key"):
+        r[0]
+    assert "  " not in repr(flashlab.run({**flashlab.check_config("default", overrides=SMALL), "name": None}, progress=False))
+    assert None not in r.flat().values()
+
+
+def test_trace_stats_argument_errors():
+    with pytest.raises(ValueError, match="page_size must be a positive"):
+        flashlab.trace_stats("builtin:msnfs", page_size=-1)

@@ -20,6 +20,10 @@ def test_running_waf_draws_the_series():
     assert len(lines) == 2
     assert list(lines[0].get_ydata()) == list(r.series["running_waf"])
     assert list(lines[1].get_ydata()) == list(r.series["cumulative_waf"])
+    assert lines[0].get_color() == lines[1].get_color()
+    import flashlab as fresh
+
+    assert fresh.plot is fplot  # `import flashlab` brings the helpers
 
 
 def test_waf_by_policy_one_line_per_policy():

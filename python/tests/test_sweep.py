@@ -1,9 +1,11 @@
 """Sweeps: one row per run with the swept keys as columns, identical on every backend."""
 
 import os
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 
 import pandas as pd
 import pytest
@@ -78,11 +80,23 @@ def test_seeds_as_replicates():
     assert df.loc[0, "flash.programs"] != df.loc[1, "flash.programs"]
 
 
-def test_list_of_points_and_a_dict_config():
+def test_list_of_points_and_swept_result_names():
     pts = [{"ftl.gc": "greedy"}, {"ftl.gc": "cost-benefit", "device.over_provisioning": 0.25}]
     df = flashlab.sweep("default", pts, backend="thread", overrides=SMALL, progress=False)
     assert list(df["ftl.gc"]) == ["greedy", "cost-benefit"]
-    assert pd.isna(df.loc[0, "device.over_provisioning"]) and df.loc[1, "device.over_provisioning"] == 0.25
+    # A point without the key shows the value its config has (the preset's 10%) ...
+    assert list(df["device.over_provisioning"]) == [0.1, 0.25]
+    # ... and the result of the same name (the realised share) is kept beside it.
+    assert abs(df.loc[1, "result.device.over_provisioning"] - 0.25) < 0.001
+    assert df.loc[1, "result.device.over_provisioning"] != 0.25
+
+
+def test_numpy_grids():
+    np = pytest.importorskip("numpy")
+    df = flashlab.sweep("default", {"seed": np.arange(2), "workload.theta": np.linspace(0.5, 0.9, 2)},
+                        backend="thread", overrides=SMALL, progress=False)
+    assert list(df["seed"]) == [0, 0, 1, 1]
+    assert "buffer.counters" not in df.columns and "hybrid" not in df.columns  # None: not measured
 
 
 def test_a_bad_point_fails_before_anything_runs():
@@ -102,6 +116,55 @@ def test_grid_and_backend_errors():
         flashlab.sweep("default", {"seed": [1]}, backend="spark")
     with pytest.raises(TypeError, match="must be a list of values"):
         flashlab.sweep("default", {"ftl.gc": "greedy"})
+    for grid in ["ftl.gc=greedy", ["greedy", "fifo"], [("ftl.gc", "greedy")], None]:
+        with pytest.raises(TypeError, match="a grid is"):
+            flashlab.sweep("default", grid)
+    with pytest.raises(ValueError, match=r"grid\['ftl.gc'\] is empty"):
+        flashlab.sweep("default", {"ftl.gc": []})
+    with pytest.raises(ValueError, match="the grid has no points"):
+        flashlab.sweep("default", [])
+    for bad in ["2", 0, -1, True]:
+        with pytest.raises(ValueError, match="max_workers must be a whole number"):
+            flashlab.sweep("default", {"seed": [1]}, max_workers=bad)
+    with pytest.raises(TypeError, match="overrides must be a dict"):
+        flashlab.sweep("default", {"seed": [1]}, overrides=["ftl.gc=fifo"])
+
+
+@pytest.mark.parametrize("backend, group", [("thread", False), ("process", False), ("process", True)])
+def test_ctrl_c_stops_a_sweep_and_its_runs(backend, group, tmp_path):
+    """SIGINT to the driver (a Jupyter interrupt) or to its process group (Ctrl-C in a
+    terminal) stops the sweep and the simulations it is running, which would otherwise take
+    minutes each."""
+    script = textwrap.dedent(
+        f"""
+        import signal, sys, flashlab
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        if __name__ == "__main__":
+            print("start", flush=True)
+            try:
+                flashlab.sweep("default", {{"seed": [1, 2, 3, 4]}}, backend={backend!r}, max_workers=2,
+                               overrides={{"workload.volume_ratio": 1000.0}}, progress=False)
+                print("finished")
+            except KeyboardInterrupt:
+                print("interrupted", flush=True)
+                sys.exit(3)
+        """
+    )
+    (tmp_path / "sweep_sigint.py").write_text(script)
+    p = subprocess.Popen([sys.executable, str(tmp_path / "sweep_sigint.py")], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=group)
+    assert p.stdout.readline().strip() == "start"
+    time.sleep(2)  # the runs are under way
+    if group:
+        os.killpg(p.pid, signal.SIGINT)
+    else:
+        p.send_signal(signal.SIGINT)
+    try:
+        out, err = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        raise AssertionError("the sweep did not stop on SIGINT")
+    assert p.returncode == 3, (out, err[-2000:])
 
 
 def test_sweep_summary_equals_run_summary_without_wall():

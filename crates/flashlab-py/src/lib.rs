@@ -6,6 +6,8 @@
 //! from the core become `flashlab.FlashlabError` with the CLI's message; the GIL is released
 //! while simulating.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use flashlab::sim::{self, Progress};
@@ -25,7 +27,9 @@ fn to_py(e: Error) -> PyErr {
     FlashlabError::new_err(e.to_string())
 }
 
-/// A JSON value as a TOML value; `null` has no TOML form and is refused naming `field`.
+/// A JSON value as a TOML value. In a table, a `null` value means the key is absent (so a
+/// config echoed with its unset options reads back as itself); elsewhere it is refused,
+/// naming `field`.
 fn json_to_toml(v: serde_json::Value, field: &str, source: &str) -> PyResult<toml::Value> {
     use serde_json::Value as J;
     Ok(match v {
@@ -50,7 +54,7 @@ fn json_to_toml(v: serde_json::Value, field: &str, source: &str) -> PyResult<tom
         ),
         J::Object(map) => {
             let mut t = toml::Table::new();
-            for (k, x) in map {
+            for (k, x) in map.into_iter().filter(|(_, x)| !x.is_null()) {
                 let sub = if field.is_empty() { k.clone() } else { format!("{field}.{k}") };
                 t.insert(k, json_to_toml(x, &sub, source)?);
             }
@@ -59,12 +63,14 @@ fn json_to_toml(v: serde_json::Value, field: &str, source: &str) -> PyResult<tom
     })
 }
 
-/// `{"ftl.gc": "fifo", "workload.theta": null}` (JSON) as `["ftl.gc=\"fifo\"", "workload.theta="]`:
-/// the CLI's `--set` strings, so errors and path handling are the CLI's.
+/// `[["ftl.gc", "fifo"], ["workload.theta", null]]` (JSON, in the order to apply) as
+/// `["ftl.gc=\"fifo\"", "workload.theta="]`: the CLI's `--set` strings, so errors and path
+/// handling are the CLI's.
 fn overrides(json: &str) -> PyResult<Vec<String>> {
-    let map: serde_json::Map<String, serde_json::Value> =
+    let pairs: Vec<(String, serde_json::Value)> =
         serde_json::from_str(json).map_err(|e| FlashlabError::new_err(format!("overrides: {e}")))?;
-    map.into_iter()
+    pairs
+        .into_iter()
         .map(|(k, v)| match v {
             serde_json::Value::Null => Ok(format!("{k}=")),
             v => Ok(format!("{k}={}", json_to_toml(v, &k, "overrides")?)),
@@ -89,9 +95,31 @@ fn load(config: &str, tree: Option<&str>, overrides_json: &str) -> PyResult<Conf
     }
 }
 
+/// A flag another thread sets to stop runs that share it (a sweep's worker threads cannot see
+/// Ctrl-C themselves: Python delivers signals to the main thread only). Checked without the GIL.
+#[pyclass(frozen)]
+struct CancelToken(Arc<AtomicBool>);
+
+#[pymethods]
+impl CancelToken {
+    #[new]
+    fn new() -> Self {
+        CancelToken(Arc::new(AtomicBool::new(false)))
+    }
+    /// Stop every run holding this token (within about 16,000 requests).
+    fn cancel(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+    fn cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
 /// Reports progress to an optional Python callable `(phase, done, total)` and stops the run on
-/// Ctrl-C: both take the GIL briefly, at most every 100 ms.
+/// Ctrl-C or a cancelled token: callback and signal check take the GIL briefly, at most every
+/// 100 ms.
 struct PyProgress {
+    token: Option<Arc<AtomicBool>>,
     callback: Option<Py<PyAny>>,
     phase: String,
     total: u64,
@@ -110,9 +138,9 @@ fn due(last: &mut Instant) -> bool {
 }
 
 impl PyProgress {
-    fn new(callback: Option<Py<PyAny>>) -> Self {
+    fn new(callback: Option<Py<PyAny>>, token: Option<Arc<AtomicBool>>) -> Self {
         let now = Instant::now();
-        PyProgress { callback, phase: String::new(), total: 0, last_report: now, last_signals: now, error: None }
+        PyProgress { token, callback, phase: String::new(), total: 0, last_report: now, last_signals: now, error: None }
     }
     fn report(&mut self, done: u64) {
         if let Some(cb) = &self.callback {
@@ -140,6 +168,9 @@ impl Progress for PyProgress {
         self.report(total);
     }
     fn cancelled(&mut self) -> bool {
+        if self.error.is_none() && self.token.as_ref().is_some_and(|t| t.load(Ordering::Relaxed)) {
+            self.error = Some(pyo3::exceptions::PyKeyboardInterrupt::new_err("cancelled"));
+        }
         if self.error.is_none() && due(&mut self.last_signals) {
             if let Err(e) = Python::attach(|py| py.check_signals()) {
                 self.error = Some(e);
@@ -152,7 +183,7 @@ impl Progress for PyProgress {
 /// Validate a configuration without running it ([`sim::validate`]); returns the parsed config
 /// as JSON (the `config` member of `results.json`).
 #[pyfunction]
-#[pyo3(signature = (config, tree=None, overrides="{}"))]
+#[pyo3(signature = (config, tree=None, overrides="[]"))]
 fn check(config: &str, tree: Option<&str>, overrides: &str) -> PyResult<String> {
     let cfg = load(config, tree, overrides)?;
     sim::validate(&cfg).map_err(to_py)?;
@@ -161,10 +192,17 @@ fn check(config: &str, tree: Option<&str>, overrides: &str) -> PyResult<String> 
 
 /// Run one simulation; returns the `results.json` text.
 #[pyfunction]
-#[pyo3(signature = (config, tree=None, overrides="{}", progress=None))]
-fn run(py: Python<'_>, config: &str, tree: Option<&str>, overrides: &str, progress: Option<Py<PyAny>>) -> PyResult<String> {
+#[pyo3(signature = (config, tree=None, overrides="[]", progress=None, token=None))]
+fn run(
+    py: Python<'_>,
+    config: &str,
+    tree: Option<&str>,
+    overrides: &str,
+    progress: Option<Py<PyAny>>,
+    token: Option<&CancelToken>,
+) -> PyResult<String> {
     let cfg = load(config, tree, overrides)?;
-    let mut p = PyProgress::new(progress);
+    let mut p = PyProgress::new(progress, token.map(|t| t.0.clone()));
     let result = py.detach(|| sim::run(&cfg, &mut p).map(|r| r.to_json()));
     if let Some(e) = p.error.take() {
         return Err(e);
@@ -215,6 +253,7 @@ fn parse_size(text: &str) -> PyResult<u64> {
 fn _flashlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("FlashlabError", m.py().get_type::<FlashlabError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<CancelToken>()?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(trace_stats, m)?)?;

@@ -192,9 +192,10 @@ impl Config {
     }
 
     /// A config file's path, or else the name of an embedded preset (`default`,
-    /// `configs/default.toml`). Paths given in `overrides` (keys ending in `path`) are relative
-    /// to the current directory, while paths written in a config file are relative to that
-    /// file: the former are anchored here.
+    /// `configs/default.toml`; always the text compiled in, so an installed binary or Python
+    /// module never depends on the source tree). Paths given in `overrides` (keys ending in
+    /// `path`) are relative to the current directory, while paths written in a config file are
+    /// relative to that file: the former are anchored here.
     pub fn load_named(name: &str, overrides: &[String]) -> Result<Config, Error> {
         let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
         let anchored: Vec<String> = overrides.iter().map(|s| anchor_path(s, &cwd)).collect();
@@ -203,10 +204,7 @@ impl Config {
             return Self::load(path, &anchored);
         }
         match crate::presets::find(name.trim_end_matches(".toml").trim_start_matches("configs/")) {
-            Some(p) => match crate::presets::source_dir().map(|d| d.join(format!("{}.toml", p.name))).filter(|f| f.is_file()) {
-                Some(file) => Self::load(&file, &anchored),
-                None => Self::from_toml_str(p.text, &format!("preset {}", p.name), &anchored),
-            },
+            Some(p) => Self::from_toml_str(p.text, &format!("preset {}", p.name), &anchored),
             None => {
                 let names: Vec<&str> = crate::presets::PRESETS.iter().map(|p| p.name).collect();
                 Err(Error::input(
@@ -223,6 +221,10 @@ impl Config {
         }
         let mut cfg: Config = serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
             let path = e.path().to_string();
+            if path == "." {
+                // At the root (e.g. a missing section): no field to name.
+                return Error::input(Location::file(source), e.into_inner().message().to_string());
+            }
             let overridden = overrides.iter().find(|o| o.split_once('=').is_some_and(|(k, _)| path.starts_with(k.trim())));
             let at = match overridden {
                 Some(o) => Location::file(format!("--set {o}")).with_field(path.clone()),
@@ -236,8 +238,51 @@ impl Config {
         })?;
         cfg.source = source.to_string();
         cfg.overrides = overrides.to_vec();
+        // A trace path written in a config file is relative to that file: made absolute here,
+        // so the config (echoed in results.json) means the same from any directory.
+        if let Some(toml::Value::String(p)) = cfg.workload.get("path") {
+            let resolved = crate::workload::trace::resolve_path(p.into(), source).display().to_string();
+            cfg.workload.insert("path".into(), toml::Value::String(resolved));
+        }
         cfg.resolve()?;
         Ok(cfg)
+    }
+
+    /// Where the value of `key` (dotted) came from: the last override that set it or a table
+    /// above it (`--set workload.theta=…`, `--set workload={…}`), else the config source.
+    pub fn origin_of(&self, key: &str) -> String {
+        let covers = |o: &&String| {
+            o.split_once('=').is_some_and(|(k, _)| {
+                let k = k.trim();
+                key == k || key.strip_prefix(k).is_some_and(|rest| rest.starts_with('.'))
+            })
+        };
+        match self.overrides.iter().rev().find(covers) {
+            Some(o) => format!("--set {o}"),
+            None => self.source.clone(),
+        }
+    }
+
+    /// An error about a key, blamed on the override that set it rather than on the config
+    /// source (for errors raised after parsing, e.g. by a generator reading its parameters).
+    pub fn attribute(&self, e: Error) -> Error {
+        match e {
+            Error::Input { mut at, msg } if at.file == self.source => {
+                if let Some(field) = &at.field {
+                    let origin = self.origin_of(field);
+                    if origin != self.source {
+                        at.file = origin;
+                        at.line = None;
+                    }
+                }
+                Error::Input { at, msg }
+            }
+            Error::Config { key, msg } if msg.contains(&self.source) => {
+                let origin = self.origin_of(&key);
+                Error::Config { msg: msg.replace(&self.source, &origin), key }
+            }
+            e => e,
+        }
     }
 
     /// Validate cross-field constraints and derive capacities.
@@ -366,10 +411,7 @@ impl Config {
             if valid.contains(&name) {
                 return Ok(());
             }
-            let from = match self.overrides.iter().rev().find(|o| o.split_once('=').is_some_and(|(k, _)| k.trim() == key)) {
-                Some(o) => format!("--set {o}"),
-                None => self.source.clone(),
-            };
+            let from = self.origin_of(key);
             Err(Error::config(key, format!("{} (in {from})", Error::unknown(kind, name, valid))))
         };
         known("ftl.mapping", "mapping scheme", &self.ftl.mapping, crate::ftl::mapping_names())?;

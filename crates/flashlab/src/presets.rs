@@ -27,12 +27,6 @@ pub fn about(p: &Preset) -> &'static str {
     p.text.lines().next().and_then(|l| l.strip_prefix("# ")).unwrap_or("")
 }
 
-/// The `configs/` directory of the source tree this binary was built from, if it still exists:
-/// loading a preset from there lets relative paths in it (e.g. a trace) resolve as in the repo.
-pub fn source_dir() -> Option<std::path::PathBuf> {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs").canonicalize().ok()
-}
-
 pub fn find(name: &str) -> Option<&'static Preset> {
     PRESETS.iter().find(|p| p.name == name)
 }

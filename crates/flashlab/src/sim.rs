@@ -89,6 +89,10 @@ pub fn validate(cfg: &Config) -> Result<(), Error> {
 
 /// Build the workload named by `[workload] kind`.
 pub fn build_workload(cfg: &Config, r: &Resolved) -> Result<Box<dyn Workload>, Error> {
+    open_workload(cfg, r).map_err(|e| cfg.attribute(e))
+}
+
+fn open_workload(cfg: &Config, r: &Resolved) -> Result<Box<dyn Workload>, Error> {
     let mut table = cfg.workload.clone();
     let kind = match table.remove("kind") {
         Some(toml::Value::String(k)) => k,

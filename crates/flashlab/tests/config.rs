@@ -198,3 +198,37 @@ fn the_catalog_holds_every_registry_entry() {
     assert!(names("builtin").iter().all(|n| n.starts_with("builtin:")));
     assert!(regs.iter().all(|r| r.entries.iter().all(|(_, about)| !about.is_empty())), "every entry has a description");
 }
+
+#[test]
+fn presets_are_the_embedded_text_and_need_no_source_tree() {
+    let c = Config::load_named("default", &[]).unwrap();
+    assert_eq!(c.source, "preset default");
+    let c = Config::load_named("trace", &[]).unwrap();
+    assert_eq!(c.workload["path"].as_str(), Some("builtin:msnfs"));
+}
+
+#[test]
+fn a_trace_path_in_a_file_is_made_absolute_against_the_file() {
+    let dir = std::env::temp_dir().join(format!("flashlab-cfg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("c.toml");
+    std::fs::write(&file, GOOD).unwrap();
+    let c = Config::load(&file, &[]).unwrap();
+    assert_eq!(c.workload["path"].as_str().unwrap(), dir.join("x.csv").display().to_string());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn errors_after_parsing_are_blamed_on_the_override_that_set_the_key() {
+    let cfg = Config::load_named("default", &["workload.theta=\"high\"".into()]).unwrap();
+    let r = cfg.resolve().unwrap();
+    let msg = flashlab::sim::build_workload(&cfg, &r).err().unwrap().to_string();
+    assert!(msg.starts_with("--set workload.theta=\"high\": field `workload.theta`"), "{msg}");
+    // A key the override did not set stays with the preset; a table override covers its keys.
+    let cfg = Config::load_named("default", &["workload.kind=\"trace\"".into(), "workload.path=\"builtin:msnfs\"".into()]).unwrap();
+    let msg = flashlab::sim::build_workload(&cfg, &cfg.resolve().unwrap()).err().unwrap().to_string();
+    assert!(msg.contains("unknown key in preset default for a trace workload"), "{msg}");
+    let cfg = Config::load_named("default", &["workload={kind=\"zipf\", theta=\"x\"}".into()]).unwrap();
+    assert_eq!(cfg.origin_of("workload.theta"), "--set workload={kind=\"zipf\", theta=\"x\"}");
+    assert_eq!(cfg.origin_of("workloads.theta"), "preset default");
+}

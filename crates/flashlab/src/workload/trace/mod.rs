@@ -153,7 +153,9 @@ fn blame_key(table: &toml::Table, source: &str, e: &toml::de::Error) -> Error {
     }
 }
 
-fn resolve_path(path: PathBuf, source: &str) -> PathBuf {
+/// A relative trace `path` resolved against the directory of the config file `source` (when
+/// `source` names an existing file); built-in traces and absolute paths as they are.
+pub fn resolve_path(path: PathBuf, source: &str) -> PathBuf {
     if path.to_str().is_some_and(|p| p.starts_with(builtin::PREFIX)) {
         return path;
     }
