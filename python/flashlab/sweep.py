@@ -3,11 +3,13 @@ threads, or as Ray tasks on a cluster; one DataFrame back, one row per run."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import math
 import os
 import signal
+import threading
 from typing import Any, Iterable, List, Mapping, Optional, Sequence, Union
 
 from . import _flashlab
@@ -70,6 +72,19 @@ def _ignore_sigint() -> None:
     """Pool processes leave Ctrl-C to the driver, which then terminates them (a worker killed
     by KeyboardInterrupt would leave its task unanswered and the pool hanging)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextlib.contextmanager
+def _sigint_held():
+    """SIGINT ignored for the duration (main thread only: elsewhere signals are not ours)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _describe(point: Mapping[str, Any]) -> str:
@@ -197,8 +212,11 @@ def _on_processes(jobs, rows, max_workers, bar, pts) -> None:
             bar.update(1)
         pool.close()
     finally:
-        pool.terminate()  # at once on Ctrl-C or a failed run; a no-op after close()'s drain
-        pool.join()
+        # At once on Ctrl-C or a failed run (after close()'s drain, only idle workers go); a
+        # second Ctrl-C must not interrupt the clean-up halfway.
+        with _sigint_held():
+            pool.terminate()
+            pool.join()
 
 
 def _on_ray(jobs, rows, max_workers, ray_address, bar, pts) -> None:

@@ -130,16 +130,20 @@ def test_grid_and_backend_errors():
         flashlab.sweep("default", {"seed": [1]}, overrides=["ftl.gc=fifo"])
 
 
-@pytest.mark.parametrize("backend, group", [("thread", False), ("process", False), ("process", True)])
+@pytest.mark.parametrize("backend, group", [("thread", False), ("process", False), ("process", True), ("ray", False)])
 def test_ctrl_c_stops_a_sweep_and_its_runs(backend, group, tmp_path):
     """SIGINT to the driver (a Jupyter interrupt) or to its process group (Ctrl-C in a
     terminal) stops the sweep and the simulations it is running, which would otherwise take
     minutes each."""
+    if backend == "ray":
+        require_ray()
+    start_ray = 'import ray; ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)' if backend == "ray" else ""
     script = textwrap.dedent(
         f"""
         import signal, sys, flashlab
         signal.signal(signal.SIGINT, signal.default_int_handler)
         if __name__ == "__main__":
+            {start_ray}
             print("start", flush=True)
             try:
                 flashlab.sweep("default", {{"seed": [1, 2, 3, 4]}}, backend={backend!r}, max_workers=2,
