@@ -125,9 +125,10 @@ def sweep(
     without one of the keys shows the value its config has).
     ``backend``: ``"process"`` (local process pool, the default), ``"thread"`` (the simulator
     releases the GIL, so threads run in parallel too) or ``"ray"`` (one Ray task per run on the
-    cluster ``ray.init`` connects to: ``ray_address``, else ``RAY_ADDRESS``, else a new local
-    one; flashlab must be installed on the nodes, and config and trace files must exist at the
-    same absolute path on every node — or use presets, dicts, ``builtin:`` traces, generators).
+    cluster ``ray.init`` connects to: ``ray_address``, else ``RAY_ADDRESS``, else a cluster
+    already running on this machine, else a new local one; flashlab must be installed on the
+    nodes, and config and trace files must exist at the same absolute path on every node — or
+    use presets, dicts, ``builtin:`` traces, generators).
     ``max_workers``: runs at once (default: the CPUs of this machine; for Ray, the cluster's).
     ``workload`` / ``overrides``: as in ``run``, applied to every point before the grid's keys.
     ``progress``: ``None`` shows a bar in terminals and notebooks only.

@@ -57,6 +57,18 @@ def require_ray():
     return ray
 
 
+def lone_ray_env() -> dict:
+    """Environment for a child process whose ``ray.init()`` must start a Ray of its own: Ray
+    otherwise connects to any cluster already running on the machine (``RAY_ADDRESS``, or the
+    one its temp dir records — e.g. the ``ray_cluster`` fixture's). A short temp dir: Ray's
+    socket paths must fit in 107 bytes."""
+    import tempfile
+
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    env["RAY_TMPDIR"] = tempfile.mkdtemp(prefix="ray", dir="/tmp")
+    return env
+
+
 @pytest.fixture(scope="session")
 def ray_cluster():
     """An existing two-node Ray cluster (one CPU each, on this machine) to connect to by

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import flashlab
-from conftest import SMALL, WALL, require_ray, strip_wall
+from conftest import SMALL, WALL, lone_ray_env, require_ray, strip_wall
 
 GRID = {"ftl.gc": ["greedy", "2r", "fifo"], "workload.theta": [0.5, 0.99]}
 
@@ -56,19 +56,19 @@ def test_ray_cluster_by_address_matches_processes(on_processes, ray_cluster):
 
 
 def test_ray_starts_a_local_cluster_when_none_is_given(on_processes, tmp_path):
-    """No address and no RAY_ADDRESS: the sweep starts a local Ray (in a fresh interpreter,
-    since this one is connected to the test cluster)."""
+    """No address, no RAY_ADDRESS and no cluster running: the sweep starts a local Ray (in a
+    fresh interpreter, since this one is connected to the test cluster)."""
     require_ray()
     script = textwrap.dedent(
         f"""
         import flashlab, ray
+        assert not ray.is_initialized()
         df = flashlab.sweep("default", {GRID!r}, backend="ray", overrides={SMALL!r}, progress=False)
-        assert ray.is_initialized()
+        assert ray.is_initialized() and len(ray.nodes()) == 1
         df.to_pickle({str(tmp_path / "df.pkl")!r})
         """
     )
-    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
-    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=tmp_path)
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=lone_ray_env(), cwd=tmp_path)
     assert p.returncode == 0, p.stderr[-3000:]
     df = pd.read_pickle(tmp_path / "df.pkl")
     pd.testing.assert_frame_equal(df.drop(columns=WALL), on_processes.drop(columns=WALL))
@@ -156,7 +156,8 @@ def test_ctrl_c_stops_a_sweep_and_its_runs(backend, group, tmp_path):
     )
     (tmp_path / "sweep_sigint.py").write_text(script)
     p = subprocess.Popen([sys.executable, str(tmp_path / "sweep_sigint.py")], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, start_new_session=group)
+                         stderr=subprocess.PIPE, text=True, start_new_session=group,
+                         env=lone_ray_env() if backend == "ray" else None)
     assert p.stdout.readline().strip() == "start"
     time.sleep(2)  # the runs are under way
     if group:
