@@ -25,6 +25,13 @@ def _axes(ax):
     return ax
 
 
+def _need(df, *columns) -> None:
+    """A clear error for a column the table lacks (e.g. a key that was not swept)."""
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise KeyError(f"no column {', '.join(map(repr, missing))} in the table; its first columns: {list(df.columns[:8])}")
+
+
 def _bytes(v) -> float:
     """A size column's value in bytes: numbers as they are, strings in the config's units."""
     return float(v) if isinstance(v, (int, float)) else float(_flashlab.parse_size(str(v)))
@@ -34,8 +41,9 @@ def running_waf(result, ax=None, label: Optional[str] = None, cumulative: bool =
     """WAF per interval (solid) and cumulative (dashed, same colour) over host writes, from a
     ``Result`` or its series. To overlay runs on one ``ax``, give each a ``label`` (the
     default is the config's name, which runs of one preset share)."""
-    ax = _axes(ax)
     s = result.series if hasattr(result, "series") else result
+    _need(s, "host_writes", "running_waf", "cumulative_waf")
+    ax = _axes(ax)
     name = label or (result.summary.get("name") if hasattr(result, "summary") else None) or "run"
     (line,) = ax.plot(s["host_writes"], s["running_waf"], label=f"{name} (per interval)")
     if cumulative:
@@ -50,6 +58,7 @@ def running_waf(result, ax=None, label: Optional[str] = None, cumulative: bool =
 def waf_by_policy(df, x: Optional[str] = None, policy: str = "ftl.gc", y: str = "waf", ax=None):
     """``y`` (default WAF) by ``policy``: one line per policy over the swept ``x`` column, or
     bars when ``x`` is None (the mean over the other swept keys)."""
+    _need(df, policy, y, *([x] if x is not None else []))
     ax = _axes(ax)
     if x is None:
         means = df.groupby(policy, sort=False)[y].mean()
@@ -69,6 +78,7 @@ def hit_ratio_vs_buffer(df, size: str = "buffer.dram", policy: str = "buffer.pol
                         y: str = "buffer.hit_ratio", ax=None):
     """Buffer hit ratio over buffer size (MiB), one line per buffer policy; sizes may be
     numbers of bytes or strings such as ``"16MiB"``."""
+    _need(df, size, policy, y)
     ax = _axes(ax)
     d = df.assign(_mib=[_bytes(v) / 2**20 for v in df[size]])
     for name, group in d.groupby(policy, sort=False):

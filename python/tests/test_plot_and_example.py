@@ -63,3 +63,11 @@ def test_example_gc_sweep_runs(tmp_path):
     assert p.returncode == 0, p.stderr
     assert out.stat().st_size > 10_000
     assert "greedy" in p.stdout and "waf" in p.stdout
+
+
+def test_missing_columns_are_named():
+    df = flashlab.sweep("default", {"seed": [1]}, backend="thread", overrides=SMALL, progress=False)
+    with pytest.raises(KeyError, match="no column 'ftl.gc' in the table"):
+        fplot.waf_by_policy(df)
+    with pytest.raises(KeyError, match="no column 'host_writes'"):
+        fplot.running_waf(df)
