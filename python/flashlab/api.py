@@ -100,6 +100,16 @@ def _absolute(path: str) -> str:
     return os.path.abspath(path)
 
 
+def _anchored(key: str, v: Any) -> Any:
+    """A (plain) value with its trace path made absolute: ``x.path = "t.csv"``, or a table
+    holding ``path`` (``workload = {kind = "trace", path = "t.csv"}``)."""
+    if key.endswith("path") and isinstance(v, str):
+        return _absolute(v)
+    if isinstance(v, dict) and isinstance(v.get("path"), str):
+        return {**v, "path": _absolute(v["path"])}
+    return v
+
+
 def _plain(v: Any, where: str) -> Any:
     """``v`` as plain JSON-ready Python (NumPy scalars and arrays, paths and tuples converted);
     anything without a TOML form is refused naming ``where``."""
@@ -137,10 +147,7 @@ def _args(config: ConfigLike, workload: WorkloadLike, overrides: Optional[Mappin
             if "." in k:
                 sets.append((k, v))  # {"ftl.gc": "fifo"} at the top: an override
             else:
-                tree[k] = _plain(v, k)
-        wl = tree.get("workload")
-        if isinstance(wl, Mapping) and isinstance(wl.get("path"), str):
-            tree["workload"] = {**wl, "path": _absolute(wl["path"])}
+                tree[k] = _anchored(k, _plain(v, k))
         name, tree_json = "config dict", json.dumps(tree)
     elif isinstance(config, (str, os.PathLike)):
         name, tree_json = os.fspath(config), None
@@ -150,14 +157,11 @@ def _args(config: ConfigLike, workload: WorkloadLike, overrides: Optional[Mappin
         raise TypeError(f"config must be a preset name, a TOML path or a dict, not {type(config).__name__}")
     if workload is not None:
         if isinstance(workload, Mapping):
-            wl = dict(workload)
+            sets.append(("workload", workload))
         elif isinstance(workload, (str, os.PathLike)):
-            wl = {"kind": "trace", "path": os.fspath(workload)}
+            sets.append(("workload", {"kind": "trace", "path": os.fspath(workload)}))
         else:
             raise TypeError(f"workload must be a trace path or a dict, not {type(workload).__name__}")
-        if isinstance(wl.get("path"), (str, os.PathLike)):
-            wl["path"] = _absolute(os.fspath(wl["path"]))
-        sets.append(("workload", wl))
     if overrides is not None and not isinstance(overrides, Mapping):
         raise TypeError(f"overrides must be a dict of {{'dotted.key': value}}, not {type(overrides).__name__}")
     sets.extend((overrides or {}).items())
@@ -165,10 +169,7 @@ def _args(config: ConfigLike, workload: WorkloadLike, overrides: Optional[Mappin
     for k, v in sets:
         if not isinstance(k, str):
             raise TypeError(f"overrides: key {k!r} is not a string (use 'section.key')")
-        v = _plain(v, k)
-        if k.endswith("path") and isinstance(v, str):
-            v = _absolute(v)
-        pairs.append((k, v))
+        pairs.append((k, _anchored(k, _plain(v, k))))
     return name, tree_json, json.dumps(pairs)
 
 

@@ -212,3 +212,22 @@ def test_result_indexing_errors():
 def test_trace_stats_argument_errors():
     with pytest.raises(ValueError, match="page_size must be a positive"):
         flashlab.trace_stats("builtin:msnfs", page_size=-1)
+
+
+def test_relative_trace_paths_are_made_absolute_every_way_they_are_given(tmp_path, monkeypatch):
+    """A run sent to another process or node must find the same file."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t.csv").write_text("0,hm,0,Write,0,4096,0\n")
+    want = str(tmp_path / "t.csv")
+    trace = {"kind": "trace", "path": "t.csv"}
+    ways = [
+        dict(workload="t.csv"),
+        dict(workload=trace),
+        dict(overrides={"workload": trace}),
+        dict(overrides={"workload.kind": "trace", "workload.path": "t.csv", "workload.read_share": None,
+                        "workload.theta": None, "workload.request_size": None, "workload.volume_ratio": None}),
+    ]
+    for way in ways:
+        assert flashlab.check_config("default", **way)["workload"]["path"] == want, way
+    tree = {**flashlab.check_config("default"), "workload": trace}
+    assert flashlab.check_config(tree)["workload"]["path"] == want
