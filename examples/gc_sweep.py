@@ -47,9 +47,12 @@ if __name__ == "__main__":  # process pools re-import this file in their workers
     print(table.round(3).to_string())
 
     # %%
+    import sys
+
     import matplotlib
 
-    matplotlib.use("Agg")
+    if "ipykernel" not in sys.modules:
+        matplotlib.use("Agg")  # a script saves the figure; a notebook also shows it inline
     ax = flashlab.plot.waf_by_policy(df, x="workload.theta", policy="ftl.gc")
     ax.set_title("WAF by GC policy over zipf skew")
     ax.figure.savefig(args.out, dpi=120, bbox_inches="tight")
