@@ -81,7 +81,7 @@ fn msr_parse() -> Result<()> {
     }
     f.flush()?;
     drop(f);
-    let opts = trace::TraceOptions { path: path.clone(), format: Some("msr".into()), device: None, time_scale: 1.0, time_unit: None };
+    let opts = trace::TraceOptions { format: Some("msr".into()), ..trace::TraceOptions::new(path.clone()) };
     let t = Instant::now();
     let mut wl = trace::open(&opts)?;
     let mut n = 0u64;

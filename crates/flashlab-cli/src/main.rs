@@ -134,7 +134,7 @@ fn real_main() -> Result<()> {
             run(&config, &out, &sets, quiet)
         }
         Cmd::Trace { cmd: TraceCmd::Stats { file, format, device, page_size, json } } => {
-            let opts = flashlab::workload::trace::TraceOptions { path: file, format, device, time_scale: 1.0, time_unit: None };
+            let opts = flashlab::workload::trace::TraceOptions { format, device, ..flashlab::workload::trace::TraceOptions::new(file) };
             let stats = flashlab::workload::trace::stats(&opts, page_size)?;
             if json {
                 emit(serde_json::to_string_pretty(&stats)?.to_string());

@@ -214,13 +214,7 @@ fn run(
 #[pyfunction]
 #[pyo3(signature = (path, format=None, device=None, page_size=4096))]
 fn trace_stats(py: Python<'_>, path: &str, format: Option<String>, device: Option<u64>, page_size: u64) -> PyResult<String> {
-    let opts = flashlab::workload::trace::TraceOptions {
-        path: path.into(),
-        format,
-        device,
-        time_scale: 1.0,
-        time_unit: None,
-    };
+    let opts = flashlab::workload::trace::TraceOptions { format, device, ..flashlab::workload::trace::TraceOptions::new(path) };
     let stats = py.detach(|| flashlab::workload::trace::stats(&opts, page_size)).map_err(to_py)?;
     serde_json::to_string(&stats).map_err(|e| FlashlabError::new_err(e.to_string()))
 }
