@@ -239,7 +239,7 @@ def run(
 
 def presets() -> dict:
     """The built-in presets: ``{name: description}`` (run one with ``run(name)``)."""
-    return {name: about for name, about, _text in _flashlab.presets()}
+    return dict(_flashlab.presets())
 
 
 def policies() -> dict:

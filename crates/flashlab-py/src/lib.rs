@@ -110,9 +110,6 @@ impl CancelToken {
     fn cancel(&self) {
         self.0.store(true, Ordering::Relaxed);
     }
-    fn cancelled(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
-    }
 }
 
 /// Reports progress to an optional Python callable `(phase, done, total)` and stops the run on
@@ -228,13 +225,10 @@ fn registries() -> Vec<(String, String, Vec<(String, String)>)> {
         .collect()
 }
 
-/// The embedded presets' TOML text: `[(name, about, text), ...]`.
+/// The embedded presets: `[(name, about), ...]`.
 #[pyfunction]
-fn presets() -> Vec<(String, String, String)> {
-    flashlab::presets::PRESETS
-        .iter()
-        .map(|p| (p.name.to_string(), flashlab::presets::about(p).to_string(), p.text.to_string()))
-        .collect()
+fn presets() -> Vec<(String, String)> {
+    flashlab::presets::PRESETS.iter().map(|p| (p.name.to_string(), flashlab::presets::about(p).to_string())).collect()
 }
 
 /// A size in bytes from `"16MiB"`, `"4K"`, `"4096"` (the config's units).
