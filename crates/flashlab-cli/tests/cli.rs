@@ -5,11 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn flashlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_flashlab"))
-        .args(args)
-        .current_dir(repo())
-        .output()
-        .expect("run flashlab")
+    Command::new(env!("CARGO_BIN_EXE_flashlab")).args(args).current_dir(repo()).output().expect("run flashlab")
 }
 
 fn repo() -> PathBuf {
@@ -48,9 +44,23 @@ fn run_writes_results_with_the_promised_keys() {
     let out = tmp("keys");
     let v = run_small(&out, &[]);
     for key in [
-        "host.read_pages", "host.write_pages", "flash.reads", "flash.programs", "flash.erases", "flash.copybacks", "waf",
-        "wear.erase_max", "sim.wall_s", "sim.host_pages_per_s", "mapping.hit_ratio", "latency_us.read.p99",
-        "latency_us.write.mean", "latency_us.write.p50", "latency_us.read.max", "throughput_mb_s", "config.ftl.gc",
+        "host.read_pages",
+        "host.write_pages",
+        "flash.reads",
+        "flash.programs",
+        "flash.erases",
+        "flash.copybacks",
+        "waf",
+        "wear.erase_max",
+        "sim.wall_s",
+        "sim.host_pages_per_s",
+        "mapping.hit_ratio",
+        "latency_us.read.p99",
+        "latency_us.write.mean",
+        "latency_us.write.p50",
+        "latency_us.read.max",
+        "throughput_mb_s",
+        "config.ftl.gc",
     ] {
         assert!(!get(&v, key).is_null(), "results.json lacks `{key}`");
     }
@@ -72,7 +82,11 @@ fn run_writes_results_with_the_promised_keys() {
 /// page) — after checking every other last write survives in NVRAM or flash.
 #[test]
 fn crash_at_reports_the_writes_a_power_failure_loses() {
-    for (policy, mem) in [("dwb", &["--set", "buffer.dram=\"1MiB\"", "--set", "buffer.nvram=\"256KiB\""][..]), ("cbm", &["--set", "buffer.dram=\"1MiB\"", "--set", "buffer.nvram=\"256KiB\""][..]), ("lru", &["--set", "buffer.dram=\"1MiB\""][..])] {
+    for (policy, mem) in [
+        ("dwb", &["--set", "buffer.dram=\"1MiB\"", "--set", "buffer.nvram=\"256KiB\""][..]),
+        ("cbm", &["--set", "buffer.dram=\"1MiB\"", "--set", "buffer.nvram=\"256KiB\""][..]),
+        ("lru", &["--set", "buffer.dram=\"1MiB\""][..]),
+    ] {
         let out = tmp(&format!("crash-{policy}"));
         let mut extra = vec!["--crash-at", "3000", "--set"];
         let p = format!("buffer.policy=\"{policy}\"");
@@ -90,12 +104,32 @@ fn crash_at_reports_the_writes_a_power_failure_loses() {
         }
         assert!(get(&v, "buffer.exposed_peak").as_u64().unwrap() >= lost);
     }
-    let o = flashlab(&["run", "configs/default.toml", "--quiet", "--set", "buffer.policy=\"dwb\"", "--set", "buffer.dram=\"1MiB\""]);
+    let o = flashlab(&[
+        "run",
+        "configs/default.toml",
+        "--quiet",
+        "--set",
+        "buffer.policy=\"dwb\"",
+        "--set",
+        "buffer.dram=\"1MiB\"",
+    ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("buffer.nvram"), "a two-memory policy without NVRAM names the key: {}", text(&o));
     for (n, says) in [("0", "at least 1"), ("99999999", "the workload ended after")] {
         let out = tmp("crash-bad");
-        let o = flashlab(&["run", "configs/default.toml", "--quiet", "--out", out.to_str().unwrap(), "--set", "workload.volume_ratio=0.1", "--set", "device.blocks_per_plane=64", "--crash-at", n]);
+        let o = flashlab(&[
+            "run",
+            "configs/default.toml",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+            "--set",
+            "workload.volume_ratio=0.1",
+            "--set",
+            "device.blocks_per_plane=64",
+            "--crash-at",
+            n,
+        ]);
         assert_eq!(o.status.code(), Some(2), "{}", text(&o));
         assert!(text(&o).contains("sim.crash_at") && text(&o).contains(says), "{}", text(&o));
     }
@@ -120,7 +154,10 @@ fn same_config_and_seed_give_identical_results() {
 #[test]
 fn every_gc_policy_runs_from_the_cli() {
     for gc in ["greedy", "cost-benefit", "fifo"] {
-        let v = run_small(&tmp(&format!("gc-{gc}")), &["--set", &format!("ftl.gc=\"{gc}\""), "--set", "sim.mode=\"accounting\""]);
+        let v = run_small(
+            &tmp(&format!("gc-{gc}")),
+            &["--set", &format!("ftl.gc=\"{gc}\""), "--set", "sim.mode=\"accounting\""],
+        );
         assert_eq!(v["config"]["ftl"]["gc"], gc);
         assert!(v["waf"].as_f64().unwrap() >= 1.0);
         assert!(v["latency_us"].is_null(), "accounting mode reports no latency");
@@ -144,7 +181,22 @@ fn list_names_every_registry() {
     let o = flashlab(&["list"]);
     assert!(o.status.success());
     let t = text(&o);
-    for needle in ["greedy", "cost-benefit", "fifo", "page", "passthrough", "zipf", "msr", "default", "femu-8gb", "dwb", "lb-clock", "bplru", "cbm", "builtin:msnfs"] {
+    for needle in [
+        "greedy",
+        "cost-benefit",
+        "fifo",
+        "page",
+        "passthrough",
+        "zipf",
+        "msr",
+        "default",
+        "femu-8gb",
+        "dwb",
+        "lb-clock",
+        "bplru",
+        "cbm",
+        "builtin:msnfs",
+    ] {
         assert!(t.contains(needle), "`flashlab list` lacks {needle}");
     }
 }
@@ -186,11 +238,23 @@ fn every_trace_replays_and_gets_stats() {
         assert!(o.status.success(), "trace stats {f}: {}", text(&o));
         assert!(text(&o).contains("records"), "trace stats {f}: {}", text(&o));
         let o = flashlab(&[
-            "run", "configs/trace.toml", "--quiet", "--out", out.to_str().unwrap(), "--set", &format!("workload.path={f}"),
-            "--set", "device.logical_capacity=\"8GiB\"", "--set", "device.blocks_per_plane=137", "--set", "precondition.overwrite=0.0",
+            "run",
+            "configs/trace.toml",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+            "--set",
+            &format!("workload.path={f}"),
+            "--set",
+            "device.logical_capacity=\"8GiB\"",
+            "--set",
+            "device.blocks_per_plane=137",
+            "--set",
+            "precondition.overwrite=0.0",
         ]);
         assert!(o.status.success(), "run {f}: {}", text(&o));
-        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
         assert!(v["host"]["requests"].as_u64().unwrap() > 0, "{f}: no requests");
         if v["host"]["write_pages"].as_u64().unwrap() > 0 {
             assert!(v["waf"].as_f64().unwrap() >= 1.0, "{f}: WAF below 1");
@@ -202,16 +266,41 @@ fn every_trace_replays_and_gets_stats() {
 #[test]
 fn a_trace_beyond_capacity_is_an_error_naming_the_line_unless_wrapped() {
     let f = "crates/flashlab/tests/data/traces/snia_samples_caffeine/msr-cambridge1-sample.csv";
-    let small = ["--set", "device.logical_capacity=\"1GiB\"", "--set", "device.blocks_per_plane=32", "--set", "precondition.fill=false", "--set", "precondition.overwrite=0.0"];
-    let mut args = vec!["run", "configs/trace.toml", "--quiet", "--out", "/tmp/flashlab-oor", "--set", "host.out_of_range=\"error\""];
+    let small = [
+        "--set",
+        "device.logical_capacity=\"1GiB\"",
+        "--set",
+        "device.blocks_per_plane=32",
+        "--set",
+        "precondition.fill=false",
+        "--set",
+        "precondition.overwrite=0.0",
+    ];
+    let mut args = vec![
+        "run",
+        "configs/trace.toml",
+        "--quiet",
+        "--out",
+        "/tmp/flashlab-oor",
+        "--set",
+        "host.out_of_range=\"error\"",
+    ];
     args.extend_from_slice(&small);
     let path_set = format!("workload.path={f}");
     args.extend_from_slice(&["--set", &path_set]);
     let o = flashlab(&args);
     assert_eq!(o.status.code(), Some(2));
     let t = text(&o);
-    assert!(t.contains("msr-cambridge1-sample.csv:") && t.contains("field `offset`") && t.contains("beyond the logical capacity"), "{t}");
-    let wrapped: Vec<&str> = args.iter().map(|a| if *a == "host.out_of_range=\"error\"" { "host.out_of_range=\"wrap\"" } else { a }).collect();
+    assert!(
+        t.contains("msr-cambridge1-sample.csv:")
+            && t.contains("field `offset`")
+            && t.contains("beyond the logical capacity"),
+        "{t}"
+    );
+    let wrapped: Vec<&str> = args
+        .iter()
+        .map(|a| if *a == "host.out_of_range=\"error\"" { "host.out_of_range=\"wrap\"" } else { a })
+        .collect();
     let o = flashlab(&wrapped);
     assert!(o.status.success(), "{}", text(&o));
 }
@@ -221,7 +310,11 @@ fn a_malformed_trace_line_is_an_error_naming_file_line_and_field() {
     let dir = tmp("bad-trace");
     std::fs::create_dir_all(&dir).unwrap();
     let f = dir.join("bad.csv");
-    std::fs::write(&f, "128166372003061629,hm,0,Read,383496192,32768,8114\n128166372016382155,hm,0,Write,12x4,4096,1\n").unwrap();
+    std::fs::write(
+        &f,
+        "128166372003061629,hm,0,Read,383496192,32768,8114\n128166372016382155,hm,0,Write,12x4,4096,1\n",
+    )
+    .unwrap();
     let o = flashlab(&["trace", "stats", f.to_str().unwrap(), "--format", "msr"]);
     assert_eq!(o.status.code(), Some(2));
     let t = text(&o);
@@ -240,10 +333,24 @@ fn check_and_verify_modes_pass_through_the_cli() {
             let v = run_small(
                 &out,
                 &[
-                    "--set", "device.blocks_per_plane=24", "--set", "device.pages_per_block=16", "--set", "sim.check=true",
-                    "--set", "sim.verify=true", "--set", &format!("ftl.gc=\"{gc}\""), "--set", &format!("ftl.gc_unit=\"{unit}\""),
-                    "--set", "workload.volume_ratio=3.0", "--set", "device.over_provisioning=0.4",
-                    "--set", if unit == "line" { "ftl.striping=\"full\"" } else { "ftl.striping=\"dynamic\"" },
+                    "--set",
+                    "device.blocks_per_plane=24",
+                    "--set",
+                    "device.pages_per_block=16",
+                    "--set",
+                    "sim.check=true",
+                    "--set",
+                    "sim.verify=true",
+                    "--set",
+                    &format!("ftl.gc=\"{gc}\""),
+                    "--set",
+                    &format!("ftl.gc_unit=\"{unit}\""),
+                    "--set",
+                    "workload.volume_ratio=3.0",
+                    "--set",
+                    "device.over_provisioning=0.4",
+                    "--set",
+                    if unit == "line" { "ftl.striping=\"full\"" } else { "ftl.striping=\"dynamic\"" },
                 ],
             );
             assert!(v["sim"]["verified_reads"].as_u64().unwrap() > 0, "{gc}/{unit}: nothing verified");
@@ -271,7 +378,10 @@ fn errors_from_overrides_name_the_override_and_empty_values_unset_keys() {
     // Switching generators: `theta` belongs to zipf, so it must be dropped with an empty value.
     let o = flashlab(&["run", "configs/default.toml", "--quiet", "--set", "workload.kind=sequential"]);
     assert!(text(&o).contains("workload.theta"), "{}", text(&o));
-    let v = run_small(&tmp("unset"), &["--set", "workload.kind=sequential", "--set", "workload.theta=", "--set", "workload.read_share="]);
+    let v = run_small(
+        &tmp("unset"),
+        &["--set", "workload.kind=sequential", "--set", "workload.theta=", "--set", "workload.read_share="],
+    );
     assert!((v["waf"].as_f64().unwrap() - 1.0).abs() < 1e-9, "sequential overwrite of a filled device: WAF 1");
 }
 
@@ -285,14 +395,32 @@ fn an_unusable_output_directory_fails_before_simulating() {
 }
 
 /// Under foreground GC, steering host writes to free planes must beat static round-robin.
+/// Throughput, under both schedules. The write p99 only under `watermark`: its rounds are rare
+/// (under 1% of writes start one), so the p99 write is one that queued behind another plane's
+/// GC, which dynamic striping avoids; under `classic` a few percent of writes start a round in
+/// the plane they need, and wait for it whatever the striping.
 #[test]
 fn dynamic_striping_keeps_writes_away_from_planes_in_gc() {
-    let full = run_small(&tmp("striping-full"), &["--set", "ftl.striping=\"full\""]);
-    let dynamic = run_small(&tmp("striping-dynamic"), &["--set", "ftl.striping=\"dynamic\""]);
     let tput = |v: &serde_json::Value| v["throughput_mb_s"].as_f64().unwrap();
     let p99 = |v: &serde_json::Value| v["latency_us"]["write"]["p99"].as_f64().unwrap();
-    assert!(tput(&dynamic) > 1.2 * tput(&full), "throughput dynamic {} vs full {}", tput(&dynamic), tput(&full));
-    assert!(p99(&dynamic) < p99(&full) / 10.0, "write p99 dynamic {} vs full {}", p99(&dynamic), p99(&full));
+    for schedule in ["classic", "watermark"] {
+        let s = format!("ftl.gc_schedule=\"{schedule}\"");
+        let full =
+            run_small(&tmp(&format!("striping-full-{schedule}")), &["--set", "ftl.striping=\"full\"", "--set", &s]);
+        let dynamic = run_small(
+            &tmp(&format!("striping-dynamic-{schedule}")),
+            &["--set", "ftl.striping=\"dynamic\"", "--set", &s],
+        );
+        assert!(
+            tput(&dynamic) > 1.2 * tput(&full),
+            "{schedule}: throughput dynamic {} vs full {}",
+            tput(&dynamic),
+            tput(&full)
+        );
+        if schedule == "watermark" {
+            assert!(p99(&dynamic) < p99(&full) / 10.0, "write p99 dynamic {} vs full {}", p99(&dynamic), p99(&full));
+        }
+    }
 }
 
 /// `flashlab reproduce all --scale quick`, checked as a reader meets it: every row and metric
@@ -306,11 +434,21 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("index.html"), "prints where the report is: {}", text(&o));
     let dir = out.join("2rpp");
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
     let rows = v["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 25, "5 workloads x 5 policy variants");
     for r in rows {
-        for key in ["workload", "policy", "waf", "running_waf", "copybacks", "copybacks_by_flow", "returned_ratio", "frozen_share"] {
+        for key in [
+            "workload",
+            "policy",
+            "waf",
+            "running_waf",
+            "copybacks",
+            "copybacks_by_flow",
+            "returned_ratio",
+            "frozen_share",
+        ] {
             assert!(r.get(key).is_some(), "row lacks {key}: {r}");
         }
         assert_eq!(r["running_waf"].as_array().unwrap().len(), 10, "10 equal intervals");
@@ -320,10 +458,14 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
     let flows = tpcc_2rpp["copybacks_by_flow"].as_object().unwrap();
     assert!(flows.contains_key("00->01") && flows.contains_key("01->10") && flows.contains_key("10->10"));
     let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
-    for needle in ["Table 3", "Table 4", "6.196", "3.286", "67.71%", "20411851", "Where we agree", "running-waf-tpcc.svg"] {
+    for needle in
+        ["Table 3", "Table 4", "6.196", "3.286", "67.71%", "20411851", "Where we agree", "running-waf-tpcc.svg"]
+    {
         assert!(report.contains(needle), "report lacks {needle}");
     }
-    for (f, label) in [("running-waf-fio-0.5.svg", "2R++"), ("cumulative-waf.svg", "greedy"), ("frozen-share.svg", "tpcc")] {
+    for (f, label) in
+        [("running-waf-fio-0.5.svg", "2R++"), ("cumulative-waf.svg", "greedy"), ("frozen-share.svg", "tpcc")]
+    {
         let svg = std::fs::read_to_string(dir.join(f)).unwrap();
         assert!(svg.starts_with("<svg") && svg.contains(label), "{f} lacks {label}");
     }
@@ -344,11 +486,15 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
 
     // Every registered reproduction has its section, rows and report.
     assert!(html.contains("<section id=\"wadpm\">"), "index.html lacks the wadpm section");
-    let w: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("wadpm/results.json")).unwrap()).unwrap();
+    let w: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("wadpm/results.json")).unwrap()).unwrap();
     let wrows = w["rows"].as_array().unwrap();
     assert_eq!(wrows.len(), 4 * 13, "4 trace shapes x 13 mapping variants");
     for r in wrows {
-        assert!(r["workload"].is_string() && r["policy"].is_string() && r["throughput_mb_s"].as_f64().unwrap() > 0.0, "{r}");
+        assert!(
+            r["workload"].is_string() && r["policy"].is_string() && r["throughput_mb_s"].as_f64().unwrap() > 0.0,
+            "{r}"
+        );
     }
     let fast = wrows.iter().find(|r| r["workload"] == "ie" && r["policy"] == "FAST").unwrap();
     assert!(fast["write_classes"]["update_wasted"].as_u64().unwrap() > 0, "random writes under FAST waste log pages");
@@ -359,7 +505,8 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
     check_snapshot("wadpm-quick-report.md", &wreport);
 
     assert!(html.contains("<section id=\"dwb\">"), "index.html lacks the dwb section");
-    let d: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("dwb/results.json")).unwrap()).unwrap();
+    let d: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("dwb/results.json")).unwrap()).unwrap();
     let drows = d["rows"].as_array().unwrap();
     // 4 workloads x (no buffer + 3 sizes x 7 policies), 8 more NVRAM shares, 4 reuse rows.
     assert_eq!(drows.len(), 4 * (1 + 3 * 7) + 8 + 4);
@@ -367,16 +514,31 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
         let h = r["hit_ratio"].as_f64().unwrap();
         assert!((0.0..=1.0).contains(&h) && r["erases"].as_u64().is_some() && r["workload"].is_string(), "{r}");
     }
-    let cbm = drows.iter().find(|r| r["workload"] == "cloudphysics" && r["policy"] == "cbm" && r["buffer_mib"] == 16).unwrap();
+    let cbm = drows
+        .iter()
+        .find(|r| r["workload"] == "cloudphysics" && r["policy"] == "cbm" && r["buffer_mib"] == 16)
+        .unwrap();
     assert_eq!(cbm["exposed_peak"], 0, "CBM never holds dirty pages in DRAM");
     let dreport = std::fs::read_to_string(out.join("dwb/report.md")).unwrap();
-    for needle in ["Trace substitutions", "builtin:financial1", "CAMWEBDEV", "+116.51%", "+109.15%", "56.66%", "Fig. 9", "Fig. 10", "Where we agree", "nvram-share.svg"] {
+    for needle in [
+        "Trace substitutions",
+        "builtin:financial1",
+        "CAMWEBDEV",
+        "+116.51%",
+        "+109.15%",
+        "56.66%",
+        "Fig. 9",
+        "Fig. 10",
+        "Where we agree",
+        "nvram-share.svg",
+    ] {
         assert!(dreport.contains(needle), "dwb report lacks {needle}");
     }
     check_snapshot("dwb-quick-report.md", &dreport);
 
     assert!(html.contains("<section id=\"defrag\">"), "index.html lacks the defrag section");
-    let f: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("defrag/results.json")).unwrap()).unwrap();
+    let f: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("defrag/results.json")).unwrap()).unwrap();
     let frows = f["rows"].as_array().unwrap();
     assert_eq!(frows.len(), 2 * 5, "SCA and AFCA x 5 thresholds");
     for r in frows {
@@ -391,15 +553,24 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
     check_snapshot("defrag-quick-report.md", &freport);
 
     assert!(html.contains("<section id=\"vsegment\">"), "index.html lacks the vsegment section");
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("vsegment/results.json")).unwrap()).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("vsegment/results.json")).unwrap()).unwrap();
     let vrows = v["rows"].as_array().unwrap();
     for d in ["original", "dualop-4kb", "v-segment", "optimized"] {
-        let r = vrows.iter().find(|r| r["workload"] == "read-64KB" && r["policy"] == d).unwrap_or_else(|| panic!("no 64 KB row for {d}"));
+        let r = vrows
+            .iter()
+            .find(|r| r["workload"] == "read-64KB" && r["policy"] == d)
+            .unwrap_or_else(|| panic!("no 64 KB row for {d}"));
         assert!(r["latency_us"].as_f64().unwrap() > 0.0);
-        assert!(vrows.iter().any(|r| r["workload"] == "demand-paging" && r["policy"] == d), "no demand-paging row for {d}");
+        assert!(
+            vrows.iter().any(|r| r["workload"] == "demand-paging" && r["policy"] == d),
+            "no demand-paging row for {d}"
+        );
     }
     let vreport = std::fs::read_to_string(out.join("vsegment/report.md")).unwrap();
-    for needle in ["Fig. 10", "Fig. 11", "Fig. 12", "Fig. 13", "Fig. 14", "46%", "178 ms", "by construction", "Where we agree"] {
+    for needle in
+        ["Fig. 10", "Fig. 11", "Fig. 12", "Fig. 13", "Fig. 14", "46%", "178 ms", "by construction", "Where we agree"]
+    {
         assert!(vreport.contains(needle), "vsegment report lacks {needle}");
     }
     check_snapshot("vsegment-quick-report.md", &vreport);
@@ -430,8 +601,13 @@ fn local_links(html: &str) -> Vec<(String, String)> {
 /// image must have decoded (the page's own check marks `<body>`). Without Chromium the check is
 /// skipped with a message, unless `FLASHLAB_REQUIRE_CHROMIUM=1` (CI installs it and sets that).
 fn browser_check(index: &Path, images: usize) {
-    let Some(chromium) = ["chromium", "chromium-browser"].into_iter().find(|c| Command::new(c).arg("--version").output().is_ok()) else {
-        assert!(std::env::var("FLASHLAB_REQUIRE_CHROMIUM").is_err(), "FLASHLAB_REQUIRE_CHROMIUM is set but chromium is not installed");
+    let Some(chromium) =
+        ["chromium", "chromium-browser"].into_iter().find(|c| Command::new(c).arg("--version").output().is_ok())
+    else {
+        assert!(
+            std::env::var("FLASHLAB_REQUIRE_CHROMIUM").is_err(),
+            "FLASHLAB_REQUIRE_CHROMIUM is set but chromium is not installed"
+        );
         eprintln!("chromium not installed: skipping the browser check of index.html (apt-get install chromium)");
         return;
     };
@@ -464,7 +640,8 @@ fn check_snapshot(name: &str, actual: &str) {
         std::fs::write(&path, actual).unwrap();
         return;
     }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("missing snapshot {}: run with UPDATE_SNAPSHOTS=1", path.display()));
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|_| panic!("missing snapshot {}: run with UPDATE_SNAPSHOTS=1", path.display()));
     if expected != actual {
         let line = expected.lines().zip(actual.lines()).position(|(a, b)| a != b).unwrap_or(0);
         panic!(
@@ -482,7 +659,9 @@ fn plot_draws_a_users_run_and_rejects_other_json() {
     run_small(&out, &[]);
     let o = flashlab(&["plot", out.join("results.json").to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o));
-    for (f, needle) in [("running-waf.svg", "cumulative"), ("wear.svg", "erases per block"), ("latency-cdf.svg", "write")] {
+    for (f, needle) in
+        [("running-waf.svg", "cumulative"), ("wear.svg", "erases per block"), ("latency-cdf.svg", "write")]
+    {
         let svg = std::fs::read_to_string(out.join(f)).unwrap_or_else(|_| panic!("{f} not written"));
         assert!(svg.contains(needle), "{f} lacks {needle}");
     }
@@ -506,10 +685,28 @@ fn every_mapping_scheme_runs_traces_and_generators() {
     let schemes: Vec<&str> = section.lines().skip(1).filter_map(|l| l.split_whitespace().next()).collect();
     assert!(schemes.len() >= 6, "{schemes:?}");
     let small = [
-        "--set", "device.channels=2", "--set", "device.chips_per_channel=1", "--set", "device.planes_per_die=2",
-        "--set", "device.blocks_per_plane=128", "--set", "device.pages_per_block=64", "--set", "device.logical_capacity=\"120MiB\"",
-        "--set", "precondition.fill=false", "--set", "precondition.overwrite=0.0", "--set", "ftl.striping=\"full\"",
-        "--set", "ftl.gc_unit=\"block\"", "--set", "device.over_provisioning=",
+        "--set",
+        "device.channels=2",
+        "--set",
+        "device.chips_per_channel=1",
+        "--set",
+        "device.planes_per_die=2",
+        "--set",
+        "device.blocks_per_plane=128",
+        "--set",
+        "device.pages_per_block=64",
+        "--set",
+        "device.logical_capacity=\"120MiB\"",
+        "--set",
+        "precondition.fill=false",
+        "--set",
+        "precondition.overwrite=0.0",
+        "--set",
+        "ftl.striping=\"full\"",
+        "--set",
+        "ftl.gc_unit=\"block\"",
+        "--set",
+        "device.over_provisioning=",
     ];
     let trace = "crates/flashlab/tests/data/traces/umass_financial1_ssdsim/example.ascii";
     for scheme in schemes {
@@ -532,7 +729,8 @@ fn every_mapping_scheme_runs_traces_and_generators() {
             args.extend_from_slice(&extra);
             let o = flashlab(&args);
             assert!(o.status.success(), "{scheme} on {kind}: {}", text(&o));
-            let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+            let v: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
             assert!(v["waf"].as_f64().unwrap() >= 1.0, "{scheme} on {kind}: WAF {}", v["waf"]);
         }
     }
@@ -549,8 +747,13 @@ fn every_buffer_policy_runs_every_trace() {
     for path in &paths {
         for policy in buffer::names() {
             let mut sets: Vec<String> = [
-                "device.logical_capacity=\"2GiB\"", "device.blocks_per_plane=137", "precondition.fill=false",
-                "precondition.overwrite=0", "sim.verify=true", "buffer.dram=\"2MiB\"", "buffer.nvram=0",
+                "device.logical_capacity=\"2GiB\"",
+                "device.blocks_per_plane=137",
+                "precondition.fill=false",
+                "precondition.overwrite=0",
+                "sim.verify=true",
+                "buffer.dram=\"2MiB\"",
+                "buffer.nvram=0",
             ]
             .iter()
             .map(|s| s.to_string())

@@ -29,15 +29,22 @@ pub fn registries() -> Vec<Registry> {
     vec![
         reg("mapping", "mapping schemes ([ftl] mapping)", ftl::MAPPINGS, |m| (m.name.into(), m.about.into())),
         reg("gc", "GC policies ([ftl] gc)", ftl::gc::GC_POLICIES, |g| (g.name.into(), g.about.into())),
+        reg("gc_schedule", "GC schedules ([ftl] gc_schedule; page-mapped schemes)", ftl::schedule::GC_SCHEDULES, |s| {
+            let default = if s.name == ftl::schedule::DEFAULT { " (default)" } else { "" };
+            (s.name.into(), format!("{}{default}", s.about))
+        }),
         reg("buffer", "buffer policies ([buffer] policy)", buffer::BUFFERS, |b| (b.name.into(), b.about.into())),
         reg("host", "host layers ([host] layer)", host::HOST_LAYERS, |h| (h.name.into(), h.about.into())),
         generators,
         reg("format", "trace formats ([workload] format, --format)", workload::trace::FORMATS, |f| {
             (f.name.into(), f.about.into())
         }),
-        reg("builtin", "built-in traces ([workload] path = \"builtin:NAME\")", workload::trace::builtin::BUILTINS, |b| {
-            (format!("{}{}", workload::trace::builtin::PREFIX, b.name), format!("{} ({})", b.about, b.format))
-        }),
+        reg(
+            "builtin",
+            "built-in traces ([workload] path = \"builtin:NAME\")",
+            workload::trace::builtin::BUILTINS,
+            |b| (format!("{}{}", workload::trace::builtin::PREFIX, b.name), format!("{} ({})", b.about, b.format)),
+        ),
         reg("reproduction", "reproductions (flashlab reproduce NAME)", reproduce::REPRODUCTIONS, |r| {
             (r.name.into(), r.about.into())
         }),

@@ -225,7 +225,8 @@ impl Config {
                 // At the root (e.g. a missing section): no field to name.
                 return Error::input(Location::file(source), e.into_inner().message().to_string());
             }
-            let overridden = overrides.iter().find(|o| o.split_once('=').is_some_and(|(k, _)| path.starts_with(k.trim())));
+            let overridden =
+                overrides.iter().find(|o| o.split_once('=').is_some_and(|(k, _)| path.starts_with(k.trim())));
             let at = match overridden {
                 Some(o) => Location::file(format!("--set {o}")).with_field(path.clone()),
                 None => {
@@ -328,7 +329,10 @@ impl Config {
             return Err(Error::config("device.logical_capacity", "must be positive"));
         }
         if logical_bytes % page != 0 {
-            return Err(Error::config("device.logical_capacity", format!("{logical_bytes} bytes is not a whole number of {page}-byte pages")));
+            return Err(Error::config(
+                "device.logical_capacity",
+                format!("{logical_bytes} bytes is not a whole number of {page}-byte pages"),
+            ));
         }
         if logical_bytes >= physical {
             let key = if d.logical_capacity.is_some() { "device.logical_capacity" } else { "device.over_provisioning" };
@@ -377,7 +381,10 @@ impl Config {
             return Err(Error::config("sim.intervals", "must be at least 1"));
         }
         if self.sim.crash_at == Some(0) {
-            return Err(Error::config("sim.crash_at", "must be at least 1 (power fails after that many host requests)"));
+            return Err(Error::config(
+                "sim.crash_at",
+                "must be at least 1 (power fails after that many host requests)",
+            ));
         }
         if self.sim.interval_writes == Some(0) {
             return Err(Error::config("sim.interval_writes", "must be at least 1"));
@@ -387,10 +394,15 @@ impl Config {
         }
         let p = &self.precondition;
         if !(p.overwrite.is_finite() && p.overwrite >= 0.0) {
-            return Err(Error::config("precondition.overwrite", "must be a number >= 0 (multiples of the logical capacity)"));
+            return Err(Error::config(
+                "precondition.overwrite",
+                "must be a number >= 0 (multiples of the logical capacity)",
+            ));
         }
         let t = &self.timing;
-        for (k, v) in [("timing.read_us", t.read_us), ("timing.program_us", t.program_us), ("timing.erase_us", t.erase_us)] {
+        for (k, v) in
+            [("timing.read_us", t.read_us), ("timing.program_us", t.program_us), ("timing.erase_us", t.erase_us)]
+        {
             if !(v.is_finite() && v >= 0.0) {
                 return Err(Error::config(k, "must be a number >= 0"));
             }
@@ -416,6 +428,9 @@ impl Config {
         };
         known("ftl.mapping", "mapping scheme", &self.ftl.mapping, crate::ftl::mapping_names())?;
         known("ftl.gc", "GC policy", &self.ftl.gc, crate::ftl::gc::names())?;
+        if let Some(name) = &self.ftl.gc_schedule {
+            known("ftl.gc_schedule", "GC schedule", name, crate::ftl::schedule::names())?;
+        }
         known("buffer.policy", "buffer policy", &self.buffer.policy, crate::buffer::names())?;
         known("host.layer", "host layer", &self.host.layer, crate::host::names())?;
         let kind = self.workload.get("kind").and_then(|k| k.as_str()).unwrap_or("");

@@ -64,7 +64,19 @@ impl Device {
     pub fn new(buffer: Box<dyn WriteBuffer>, ftl: Box<dyn Ftl>, page_size: u64, verify: bool, check: bool) -> Self {
         let logical_pages = ftl.logical_pages();
         assert!(page_size.is_power_of_two(), "page size {page_size} is not a power of two");
-        Device { buffer, ftl, page_size, page_shift: page_size.trailing_zeros(), logical_pages, oracle: verify.then(|| vec![0; logical_pages as usize]), next_tag: 1, check, writes: 0, last_write: None, remap: None }
+        Device {
+            buffer,
+            ftl,
+            page_size,
+            page_shift: page_size.trailing_zeros(),
+            logical_pages,
+            oracle: verify.then(|| vec![0; logical_pages as usize]),
+            next_tag: 1,
+            check,
+            writes: 0,
+            last_write: None,
+            remap: None,
+        }
     }
 
     #[inline]
@@ -113,7 +125,10 @@ impl Device {
         if let Some(o) = &self.oracle {
             let want = o[lpn as usize];
             let got = r.tag.unwrap_or(0);
-            assert_eq!(got, want, "verify: read of lpn {lpn} returned version {got}, last acknowledged write was {want}");
+            assert_eq!(
+                got, want,
+                "verify: read of lpn {lpn} returned version {got}, last acknowledged write was {want}"
+            );
         }
         self.after_op("read", lpn);
         Ok(r.done_ns)
@@ -165,7 +180,11 @@ impl Device {
         let oracle = self.oracle.as_ref().expect("crash checks need verify mode (sim.verify)");
         let kept: std::collections::HashMap<u64, u32> = image.kept.iter().copied().collect();
         let lost: std::collections::HashSet<u64> = image.lost.iter().map(|p| p.0).collect();
-        let mut report = CrashReport { lost: image.lost.iter().map(|p| p.0).collect(), nvram_pages: image.kept.len() as u64, ..Default::default() };
+        let mut report = CrashReport {
+            lost: image.lost.iter().map(|p| p.0).collect(),
+            nvram_pages: image.kept.len() as u64,
+            ..Default::default()
+        };
         for lpn in 0..self.logical_pages {
             let want = oracle[lpn as usize];
             let got = match kept.get(&lpn) {
@@ -197,7 +216,10 @@ impl Device {
     /// of either range would go stale).
     pub fn defrag_copy(&mut self, src: u64, tgt: u64, pages: u64, t_ns: u64) -> Result<u64, Error> {
         if self.buffer.counters().is_some() {
-            return Err(Error::config("buffer.policy", "defragmentation copies inside the FTL: run it with buffer.policy = \"none\""));
+            return Err(Error::config(
+                "buffer.policy",
+                "defragmentation copies inside the FTL: run it with buffer.policy = \"none\"",
+            ));
         }
         let mut done = t_ns;
         for i in 0..pages {
@@ -209,6 +231,15 @@ impl Device {
             self.after_op("defrag_copy", d);
         }
         Ok(done)
+    }
+
+    /// A host request issued at `t_ns` has been served: the FTL's background work (e.g. the
+    /// `femu` GC schedule's background GC) runs now; check mode validates after any.
+    pub fn end_request(&mut self, t_ns: u64) -> Result<(), Error> {
+        if self.ftl.after_request(t_ns)? {
+            self.after_op("background work", 0);
+        }
+        Ok(())
     }
 
     pub fn flush(&mut self, t_ns: u64) -> Result<u64, Error> {

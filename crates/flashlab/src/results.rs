@@ -27,7 +27,12 @@ pub struct HostStats {
 pub struct DeviceSummary {
     pub physical_bytes: u64,
     pub logical_bytes: u64,
+    /// (physical - logical) / logical.
     pub over_provisioning: f64,
+    /// The same after the pages the FTL keeps from holding data in steady state: the GC
+    /// schedule's reserve of free segments and the open segments of extra write streams
+    /// (`Ftl::held_pages`); null for the log-block schemes.
+    pub effective_over_provisioning: Option<f64>,
     pub page_size: u64,
     pub planes: u32,
     pub segments: u32,
@@ -165,9 +170,11 @@ impl fmt::Display for Results {
         let gib = (1u64 << 30) as f64;
         writeln!(f, "run          {}", self.name.as_deref().unwrap_or("(unnamed)"))?;
         writeln!(f, "workload     {}", self.workload)?;
+        let effective =
+            d.effective_over_provisioning.map_or(String::new(), |e| format!(", {:.1}% effective", e * 100.0));
         writeln!(
             f,
-            "device       {:.2} GiB logical / {:.2} GiB physical (OP {:.1}%), {} planes, {} segments x {} pages",
+            "device       {:.2} GiB logical / {:.2} GiB physical (OP {:.1}%{effective}), {} planes, {} segments x {} pages",
             d.logical_bytes as f64 / gib,
             d.physical_bytes as f64 / gib,
             d.over_provisioning * 100.0,
@@ -175,16 +182,44 @@ impl fmt::Display for Results {
             d.segments,
             d.pages_per_segment
         )?;
-        writeln!(f, "ftl          {} mapping, {} GC, buffer {}", self.mapping.scheme, self.config.ftl.gc, self.buffer.policy)?;
-        writeln!(f, "host         {} requests: {} pages read, {} written, {} trimmed", h.requests, h.read_pages, h.write_pages, h.trim_pages)?;
+        writeln!(
+            f,
+            "ftl          {} mapping, {} GC, buffer {}",
+            self.mapping.scheme, self.config.ftl.gc, self.buffer.policy
+        )?;
+        if !self.gc.schedule.is_empty() {
+            writeln!(f, "gc schedule  {}", self.gc.schedule)?;
+        }
+        writeln!(
+            f,
+            "host         {} requests: {} pages read, {} written, {} trimmed",
+            h.requests, h.read_pages, h.write_pages, h.trim_pages
+        )?;
         writeln!(
             f,
             "flash        {} reads, {} programs ({} copy-backs), {} erases",
             self.flash.reads, self.flash.programs, self.flash.copybacks, self.flash.erases
         )?;
-        writeln!(f, "gc           {} victims, {} pages moved", self.ftl.gc_victims, self.ftl.gc_copies)?;
+        let rounds = if self.ftl.gc_background_rounds + self.ftl.gc_declined_rounds > 0 {
+            format!(
+                " in {} rounds ({} in the background, {} background rounds declined)",
+                self.ftl.gc_rounds, self.ftl.gc_background_rounds, self.ftl.gc_declined_rounds
+            )
+        } else {
+            format!(" in {} rounds", self.ftl.gc_rounds)
+        };
+        let fallback = self
+            .gc
+            .fallback_share
+            .map_or(String::new(), |s| format!("; {:.1}% chosen by the fallback rule", s * 100.0));
+        writeln!(
+            f,
+            "gc           {} victims{rounds}, {} pages moved{fallback}",
+            self.ftl.gc_victims, self.ftl.gc_copies
+        )?;
         if self.gc.flows.len() > 1 || self.gc.moved_into_cold > 0 {
-            let flows: Vec<String> = self.gc.flows.iter().map(|fl| format!("{}->{} {}", fl.from, fl.to, fl.pages)).collect();
+            let flows: Vec<String> =
+                self.gc.flows.iter().map(|fl| format!("{}->{} {}", fl.from, fl.to, fl.pages)).collect();
             writeln!(f, "gc flows     {}", flows.join(", "))?;
             writeln!(
                 f,
@@ -197,9 +232,23 @@ impl fmt::Display for Results {
         if let Some(c) = &self.buffer.counters {
             let b = &self.buffer;
             let batches: u64 = b.flush_batches.iter().map(|x| x.1).sum();
-            let mean = if batches > 0 { b.flush_batches.iter().map(|x| x.0 * x.1).sum::<u64>() as f64 / batches as f64 } else { 0.0 };
-            writeln!(f, "buffer       hit ratio {} (reads {}, writes {})", opt(b.hit_ratio, 4), opt(b.read_hit_ratio, 4), opt(b.write_hit_ratio, 4))?;
-            let evicted = if batches > 0 { format!("{batches} evictions, mean {mean:.2} pages each") } else { "no eviction wrote".into() };
+            let mean = if batches > 0 {
+                b.flush_batches.iter().map(|x| x.0 * x.1).sum::<u64>() as f64 / batches as f64
+            } else {
+                0.0
+            };
+            writeln!(
+                f,
+                "buffer       hit ratio {} (reads {}, writes {})",
+                opt(b.hit_ratio, 4),
+                opt(b.read_hit_ratio, 4),
+                opt(b.write_hit_ratio, 4)
+            )?;
+            let evicted = if batches > 0 {
+                format!("{batches} evictions, mean {mean:.2} pages each")
+            } else {
+                "no eviction wrote".into()
+            };
             writeln!(
                 f,
                 "write-back   {} pages written down: {} at the end-of-run flush, the rest by evictions ({evicted})",
@@ -220,7 +269,12 @@ impl fmt::Display for Results {
         if self.config.buffer.policy == "none" {
             writeln!(f, "WAF          {}", opt(self.waf, 3))?;
         } else {
-            writeln!(f, "WAF          {} (flash programs / host page writes; FTL alone: {})", opt(self.waf, 3), opt(self.waf_ftl, 3))?;
+            writeln!(
+                f,
+                "WAF          {} (flash programs / host page writes; FTL alone: {})",
+                opt(self.waf, 3),
+                opt(self.waf_ftl, 3)
+            )?;
         }
         writeln!(
             f,
@@ -230,17 +284,30 @@ impl fmt::Display for Results {
         if let Some(l) = &self.latency_us {
             for (name, s) in [("read", &l.read), ("write", &l.write)] {
                 if s.count > 0 {
-                    writeln!(f, "{name:<5} lat µs mean {:.1}  p50 {:.1}  p99 {:.1}  max {:.1}", s.mean, s.p50, s.p99, s.max)?;
+                    writeln!(
+                        f,
+                        "{name:<5} lat µs mean {:.1}  p50 {:.1}  p99 {:.1}  max {:.1}",
+                        s.mean, s.p50, s.p99, s.max
+                    )?;
                 }
             }
-            writeln!(f, "throughput   {} MB/s over {} s simulated", opt(self.throughput_mb_s, 1), opt(self.sim.simulated_s, 3))?;
+            writeln!(
+                f,
+                "throughput   {} MB/s over {} s simulated",
+                opt(self.throughput_mb_s, 1),
+                opt(self.sim.simulated_s, 3)
+            )?;
         }
         write!(
             f,
             "speed        {:.2} M host pages/s ({:.2} s wall{})",
             self.sim.host_pages_per_s / 1e6,
             self.sim.wall_s,
-            if self.sim.precondition_wall_s > 0.0 { format!(" + {:.2} s preconditioning", self.sim.precondition_wall_s) } else { String::new() }
+            if self.sim.precondition_wall_s > 0.0 {
+                format!(" + {:.2} s preconditioning", self.sim.precondition_wall_s)
+            } else {
+                String::new()
+            }
         )
     }
 }

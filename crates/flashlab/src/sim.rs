@@ -13,6 +13,7 @@ use std::time::Instant;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+use crate::buffer;
 use crate::config::{Config, Mode, Resolved};
 use crate::device::Device;
 use crate::error::{Error, Location};
@@ -23,7 +24,6 @@ use crate::results::*;
 use crate::stats::series::Sample;
 use crate::stats::{Histogram, Series};
 use crate::workload::{gen, trace, GenContext, Op, Request, Workload};
-use crate::buffer;
 
 /// Receives progress updates (the CLI draws a bar; the library does no I/O).
 pub trait Progress {
@@ -68,7 +68,10 @@ pub fn build_device(cfg: &Config, r: &Resolved) -> Result<Device, Error> {
 fn build_buffer(cfg: &Config, r: &Resolved) -> Result<Box<dyn buffer::WriteBuffer>, Error> {
     let buffered = cfg.buffer.dram.0 + cfg.buffer.nvram.0;
     if cfg.buffer.policy != "none" && buffered / r.page_size > r.logical_pages {
-        return Err(Error::config("buffer.dram", format!("a buffer of {buffered} bytes is larger than the device's logical capacity")));
+        return Err(Error::config(
+            "buffer.dram",
+            format!("a buffer of {buffered} bytes is larger than the device's logical capacity"),
+        ));
     }
     buffer::build(
         &cfg.buffer,
@@ -147,7 +150,8 @@ pub fn run(cfg: &Config, progress: &mut dyn Progress) -> Result<Results, Error> 
 }
 
 /// Fill sequentially, then overwrite uniformly at random, straight to the FTL (the buffer
-/// starts empty and counts only the measured phase); then forget the timeline.
+/// starts empty and counts only the measured phase), each page write a request of its own (so a
+/// schedule's background GC runs as it would); then forget the timeline.
 fn precondition(cfg: &Config, dev: &mut Device, progress: &mut dyn Progress) -> Result<(), Error> {
     let p = &cfg.precondition;
     let n = dev.logical_pages();
@@ -155,6 +159,7 @@ fn precondition(cfg: &Config, dev: &mut Device, progress: &mut dyn Progress) -> 
         progress.phase("precondition: fill", n);
         for lpn in 0..n {
             dev.write_through(lpn, 0)?;
+            dev.end_request(0)?;
             if lpn & 0xFFFF == 0 {
                 progress.update(lpn);
                 if progress.cancelled() {
@@ -169,6 +174,7 @@ fn precondition(cfg: &Config, dev: &mut Device, progress: &mut dyn Progress) -> 
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(derive_seed(cfg.seed, "precondition"));
         for i in 0..total {
             dev.write_through(rng.random_range(0..n), 0)?;
+            dev.end_request(0)?;
             if i & 0xFFFF == 0 {
                 progress.update(i);
                 if progress.cancelled() {
@@ -288,6 +294,7 @@ impl Measure {
                 now
             };
             let done = host.submit(&req, issue, dev)?;
+            dev.end_request(issue)?;
             if !open_loop && timing {
                 slots.push(Reverse(done));
             }
@@ -316,7 +323,10 @@ impl Measure {
         if let Some(n) = cfg.sim.crash_at {
             return Err(Error::config(
                 "sim.crash_at",
-                format!("power was to fail after request {n}, but the workload ended after {} requests", self.host.requests),
+                format!(
+                    "power was to fail after request {n}, but the workload ended after {} requests",
+                    self.host.requests
+                ),
             ));
         }
         let t = self.last_done;
@@ -387,7 +397,8 @@ impl Measure {
         let (hits, accesses) = dev.buffer.hits();
         let counters = dev.buffer.counters();
         let ratio = |h: u64, a: u64| (a > 0).then(|| h as f64 / a as f64);
-        let exposed_mean = if self.host.requests > 0 { self.exposure.sum as f64 / self.host.requests as f64 } else { 0.0 };
+        let exposed_mean =
+            if self.host.requests > 0 { self.exposure.sum as f64 / self.host.requests as f64 } else { 0.0 };
         let geo = r.layout.geo;
         let verified_reads = if cfg.sim.verify { self.host.read_pages } else { 0 };
         let series = self.series_points(last, dev);
@@ -398,6 +409,10 @@ impl Measure {
                 physical_bytes: geo.physical_bytes(),
                 logical_bytes: r.logical_pages * r.page_size,
                 over_provisioning: r.over_provisioning,
+                effective_over_provisioning: dev.ftl.held_pages().map(|held| {
+                    let (physical, logical) = (r.layout.total_pages() as f64, r.logical_pages as f64);
+                    (physical - held as f64 - logical) / logical
+                }),
                 page_size: r.page_size,
                 planes: geo.planes(),
                 segments: r.layout.segments,

@@ -65,6 +65,7 @@ fn a_device_too_large_for_memory() {
 fn unknown_names_list_the_valid_ones() {
     check_err(&["ftl.gc=\"greedyy\""], &["unknown GC policy `greedyy`", "greedy", "cost-benefit", "fifo"]);
     check_err(&["ftl.mapping=\"pagee\""], &["unknown mapping scheme", "page"]);
+    check_err(&["ftl.gc_schedule=\"textbook\""], &["unknown GC schedule `textbook`", "classic", "watermark", "femu"]);
     check_err(&["buffer.policy=\"lru2\""], &["unknown buffer policy", "none"]);
     check_err(&["host.layer=\"fs\""], &["unknown host layer", "passthrough"]);
     check_err(&["workload.kind=\"zipff\""], &["unknown workload kind", "trace"]);
@@ -94,14 +95,26 @@ fn contradictory_or_impossible_settings() {
 #[test]
 fn ftl_build_time_errors_are_clear() {
     use flashlab::sim;
-    let cfg = |sets: &[&str]| Config::from_toml_str(GOOD, "good.toml", &sets.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
+    let cfg = |sets: &[&str]| {
+        Config::from_toml_str(GOOD, "good.toml", &sets.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap()
+    };
     let r = |c: &Config| sim::build_device(c, &c.resolve().unwrap()).err().map(|e| e.to_string()).unwrap_or_default();
     assert!(r(&cfg(&["ftl.gc_unit=\"line\"", "ftl.striping=\"none\""])).contains("ftl.striping"));
-    assert!(r(&cfg(&["ftl.gc_free_low=1"])).contains("ftl.gc_free_low"));
-    assert!(r(&cfg(&["ftl.gc_free_low=5", "ftl.gc_free_high=5"])).contains("ftl.gc_free_high"));
+    let wm = "ftl.gc_schedule=\"watermark\"";
+    assert!(r(&cfg(&[wm, "ftl.gc_schedule_params.low=1"])).contains("ftl.gc_schedule_params.low"));
+    assert!(r(&cfg(&[wm, "ftl.gc_schedule_params.low=5", "ftl.gc_schedule_params.high=5"]))
+        .contains("ftl.gc_schedule_params.high"));
+    assert!(r(&cfg(&["ftl.gc_schedule_params.reserve=0"])).contains("ftl.gc_schedule_params.reserve"));
+    assert!(r(&cfg(&["ftl.gc_schedule_params.reservve=2"])).contains("ftl.gc_schedule_params.reservve"));
     assert!(r(&cfg(&["ftl.gc_params.window=0.2"])).contains("ftl.gc_params.window"));
     // 64 blocks per plane, but a reserve of 60 free blocks per plane leaves no room for GC.
-    assert!(r(&cfg(&["ftl.gc_free_low=60"])).contains("spare space"));
+    assert!(r(&cfg(&[wm, "ftl.gc_schedule_params.low=59", "ftl.gc_schedule_params.high=60"])).contains("spare space"));
+    assert!(r(&cfg(&["ftl.gc_schedule_params.reserve=60"])).contains("spare space"));
+    // A schedule under a log-block scheme is refused, not ignored.
+    assert!(r(&cfg(&["ftl.mapping=\"bast\"", "ftl.gc_schedule=\"femu\""])).contains("ftl.gc_schedule"));
+    // The old watermark keys are gone: an unknown key, named.
+    let e = Config::from_toml_str(GOOD, "good.toml", &["ftl.gc_free_low=3".to_string()]).unwrap_err().to_string();
+    assert!(e.contains("gc_free_low"), "{e}");
 }
 
 #[test]
@@ -163,9 +176,12 @@ fn validate_catches_workload_and_buffer_errors_without_running() {
     assert!(msg.contains("give only one of volume, requests, volume_ratio"), "{msg}");
     let msg = flashlab::sim::validate(&base(&["workload.theta=1.0"])).unwrap_err().to_string();
     assert!(msg.contains("theta must be different from 1.0"), "{msg}");
-    let msg = flashlab::sim::validate(&base(&["buffer.policy=\"lru\"", "buffer.dram=\"64GiB\""])).unwrap_err().to_string();
+    let msg =
+        flashlab::sim::validate(&base(&["buffer.policy=\"lru\"", "buffer.dram=\"64GiB\""])).unwrap_err().to_string();
     assert!(msg.contains("larger than the device"), "{msg}");
-    let msg = flashlab::sim::validate(&base(&["workload={kind=\"trace\", path=\"/no/such.trace\"}"])).unwrap_err().to_string();
+    let msg = flashlab::sim::validate(&base(&["workload={kind=\"trace\", path=\"/no/such.trace\"}"]))
+        .unwrap_err()
+        .to_string();
     assert!(msg.contains("/no/such.trace"), "{msg}");
 }
 
@@ -225,7 +241,9 @@ fn errors_after_parsing_are_blamed_on_the_override_that_set_the_key() {
     let msg = flashlab::sim::build_workload(&cfg, &r).err().unwrap().to_string();
     assert!(msg.starts_with("--set workload.theta=\"high\": field `workload.theta`"), "{msg}");
     // A key the override did not set stays with the preset; a table override covers its keys.
-    let cfg = Config::load_named("default", &["workload.kind=\"trace\"".into(), "workload.path=\"builtin:msnfs\"".into()]).unwrap();
+    let cfg =
+        Config::load_named("default", &["workload.kind=\"trace\"".into(), "workload.path=\"builtin:msnfs\"".into()])
+            .unwrap();
     let msg = flashlab::sim::build_workload(&cfg, &cfg.resolve().unwrap()).err().unwrap().to_string();
     assert!(msg.contains("unknown key in preset default for a trace workload"), "{msg}");
     let cfg = Config::load_named("default", &["workload={kind=\"zipf\", theta=\"x\"}".into()]).unwrap();

@@ -6,7 +6,7 @@
 
 use flashlab::buffer::{self, BufferConfig};
 use flashlab::device::Device;
-use flashlab::ftl::{self, gc, FtlConfig, FtlSpec, Striping};
+use flashlab::ftl::{self, gc, schedule, FtlConfig, FtlSpec, Striping};
 use flashlab::nand::{GcUnit, Geometry, Layout, TimingParams};
 use proptest::prelude::*;
 
@@ -20,24 +20,48 @@ enum Step {
 fn geometry() -> Geometry {
     // 4 planes x 32 blocks x 8 pages = 1024 physical pages: room for the GC reserve of policies
     // with three write streams per plane.
-    Geometry { channels: 2, chips_per_channel: 1, dies_per_chip: 1, planes_per_die: 2, blocks_per_plane: 32, pages_per_block: 8, page_size: 4096 }
+    Geometry {
+        channels: 2,
+        chips_per_channel: 1,
+        dies_per_chip: 1,
+        planes_per_die: 2,
+        blocks_per_plane: 32,
+        pages_per_block: 8,
+        page_size: 4096,
+    }
 }
 
 const LOGICAL: u64 = 640;
 
-/// Every mapping x GC x layout the registries offer, each with a buffer in front. Every buffer
-/// runs in front of every GC policy on page mapping (block units, full striping); elsewhere the
-/// buffers take turns, which keeps the test time flat as policies are added.
-fn combos() -> Vec<(String, String, String, GcUnit, Striping)> {
+/// One device configuration of the model-based tests.
+#[derive(Clone, Debug)]
+struct Combo {
+    mapping: String,
+    gc: String,
+    /// GC schedule (page-mapped schemes; `None` for the log-block ones, which refuse one).
+    schedule: Option<String>,
+    buffer: String,
+    unit: GcUnit,
+    striping: Striping,
+}
+
+/// Every mapping x GC x schedule x layout the registries offer, each with a buffer in front.
+/// Every buffer runs in front of every GC policy on page mapping (block units, full striping,
+/// default schedule); every schedule runs with every GC policy on page mapping with block and
+/// line units; elsewhere buffers and schedules take turns, which keeps the test time flat as
+/// policies are added.
+fn combos() -> Vec<Combo> {
     let buffers = buffer::names();
+    let schedules = schedule::names();
     let mut v = Vec::new();
     let mut turn = 0;
     for m in ftl::mapping_names() {
+        let hybrid = m == "block" || m == "bast" || m == "fast";
         for g in gc::names() {
             let layouts: &[(GcUnit, Striping)] = if m == "wadpm" {
                 // WADPM fixes the plane by address (block units, LPN mod planes).
                 &[(GcUnit::Block, Striping::Full)]
-            } else if m == "block" || m == "bast" || m == "fast" {
+            } else if hybrid {
                 // Hybrid schemes: block units, plane fixed by address.
                 &[(GcUnit::Block, Striping::Full), (GcUnit::Block, Striping::None)]
             } else {
@@ -49,12 +73,30 @@ fn combos() -> Vec<(String, String, String, GcUnit, Striping)> {
                 ]
             };
             for &(unit, striping) in layouts {
-                if m == "page" && unit == GcUnit::Block && striping == Striping::Full {
+                let mut push = |schedule: Option<&str>, b: &str| {
+                    v.push(Combo {
+                        mapping: m.to_string(),
+                        gc: g.to_string(),
+                        schedule: schedule.map(str::to_string),
+                        buffer: b.to_string(),
+                        unit,
+                        striping,
+                    })
+                };
+                let base = m == "page" && striping == Striping::Full;
+                if base && unit == GcUnit::Block {
                     for b in &buffers {
-                        v.push((m.to_string(), g.to_string(), b.to_string(), unit, striping));
+                        push(None, b);
+                    }
+                }
+                if base {
+                    for s in &schedules {
+                        push(Some(s), buffers[turn % buffers.len()]);
+                        turn += 1;
                     }
                 } else {
-                    v.push((m.to_string(), g.to_string(), buffers[turn % buffers.len()].to_string(), unit, striping));
+                    let s = (!hybrid).then(|| schedules[turn % schedules.len()]);
+                    push(s, buffers[turn % buffers.len()]);
                     turn += 1;
                 }
             }
@@ -64,22 +106,52 @@ fn combos() -> Vec<(String, String, String, GcUnit, Striping)> {
 }
 
 #[test]
-fn every_buffer_meets_every_gc_policy() {
+fn every_buffer_meets_every_gc_policy_and_every_schedule_runs_every_policy() {
     let c = combos();
     for b in buffer::names() {
         for g in gc::names() {
-            assert!(c.iter().any(|x| x.1 == g && x.2 == b), "{b} never runs in front of {g}");
+            assert!(c.iter().any(|x| x.gc == g && x.buffer == b), "{b} never runs in front of {g}");
         }
+    }
+    for s in schedule::names() {
+        for g in gc::names() {
+            for unit in [GcUnit::Block, GcUnit::Line] {
+                let runs = c.iter().any(|x| x.gc == g && x.schedule.as_deref() == Some(s) && x.unit == unit);
+                assert!(runs, "schedule {s} never runs {g} with {unit:?} units");
+            }
+        }
+    }
+    for m in ftl::mapping_names() {
+        assert!(c.iter().any(|x| x.mapping == m), "mapping {m} never runs");
     }
 }
 
-fn device(mapping: &str, gc: &str, buf: &str, unit: GcUnit, striping: Striping) -> Device {
-    let mut cfg = FtlConfig { mapping: mapping.into(), gc: gc.into(), gc_unit: unit, striping, ..FtlConfig::default() };
+/// Page mapping, no buffer, full striping, default schedule.
+fn page(gc: &str, unit: GcUnit) -> Combo {
+    Combo {
+        mapping: "page".into(),
+        gc: gc.into(),
+        schedule: None,
+        buffer: "none".into(),
+        unit,
+        striping: Striping::Full,
+    }
+}
+
+fn device(c: &Combo) -> Device {
+    let (mapping, buf, unit, striping) = (c.mapping.as_str(), c.buffer.as_str(), c.unit, c.striping);
+    let mut cfg = FtlConfig {
+        mapping: mapping.into(),
+        gc: c.gc.clone(),
+        gc_schedule: c.schedule.clone(),
+        gc_unit: unit,
+        striping,
+        ..FtlConfig::default()
+    };
     if mapping == "wadpm" || mapping == "dftl" {
         // A small, moving window so lookups miss, evict dirty entries and resize.
-        cfg.mapping_params = "window = 0.05\ndynamic = true\ninterval = 64\nmin_window = 0.02\nmax_window = 0.3"
-            .parse()
-            .unwrap();
+        cfg.mapping_params =
+            "window = 0.05\ndynamic = true\ninterval = 64\nmin_window = 0.02\nmax_window = 0.3".parse().unwrap();
     }
     let layout = Layout::new(geometry(), unit);
     let logical = if unit == GcUnit::Line { 600 } else { LOGICAL };
@@ -87,7 +159,7 @@ fn device(mapping: &str, gc: &str, buf: &str, unit: GcUnit, striping: Striping) 
     let timing = TimingParams::default();
     let timing = (striping == Striping::Dynamic || mapping == "wadpm" || mapping == "dftl").then_some(&timing);
     let spec = FtlSpec { layout, logical_pages: logical, config: &cfg, verify: true, timing };
-    let f = ftl::build(&spec).unwrap_or_else(|e| panic!("{mapping}/{gc}/{unit:?}/{striping:?}: {e}"));
+    let f = ftl::build(&spec).unwrap_or_else(|e| panic!("{c:?}: {e}"));
     // A 16-page buffer (+ 12 pages of NVRAM for the two-memory policies): small enough that
     // evictions, migrations and write-backs happen all the time.
     let mut bc = BufferConfig::dram(buf, if buf == "none" { 0 } else { 16 * 4096 });
@@ -112,16 +184,18 @@ proptest! {
 
     #[test]
     fn every_read_returns_the_last_write(steps in steps()) {
-        for (m, g, b, unit, striping) in combos() {
-            let mut dev = device(&m, &g, &b, unit, striping);
+        for c in combos() {
+            let mut dev = device(&c);
             let n = dev.logical_pages();
             for s in &steps {
-                // Device::read asserts the oracle; check mode validates after each op.
+                // Device::read asserts the oracle; check mode validates after each op (and after
+                // any background GC at the end of the request).
                 match *s {
                     Step::Write(l) => { dev.write(l % n, 0).unwrap(); }
                     Step::Read(l) => { dev.read(l % n, 0).unwrap(); }
                     Step::Trim(l) => { dev.trim(l % n, 0).unwrap(); }
                 }
+                dev.end_request(0).unwrap();
             }
             dev.flush(0).unwrap();
             dev.verify_all().unwrap();
@@ -133,19 +207,23 @@ proptest! {
 /// the device must keep working (no DeviceFull with 10%+ spare space).
 #[test]
 fn long_random_overwrite_survives_gc_everywhere() {
-    for (m, g, b, unit, striping) in combos() {
-        let mut dev = device(&m, &g, &b, unit, striping);
+    for combo in combos() {
+        let mut dev = device(&combo);
         let n = dev.logical_pages();
         let mut x = 12345u64;
         for i in 0..20 * n {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            dev.write((x >> 33) % n, 0).unwrap_or_else(|e| panic!("{g}/{unit:?}/{striping:?} write {i}: {e}"));
+            dev.write((x >> 33) % n, 0).unwrap_or_else(|e| panic!("{combo:?} write {i}: {e}"));
+            dev.end_request(0).unwrap_or_else(|e| panic!("{combo:?} background GC after write {i}: {e}"));
         }
         dev.verify_all().unwrap();
         let c = dev.ftl.counters();
         let nand = dev.ftl.nand().counters;
-        assert!(c.gc_victims > 0, "{g}/{unit:?}: GC never ran");
-        assert_eq!(nand.programs, c.host_writes + c.gc_copies, "{g}: programs = host writes + GC copies");
+        assert!(c.gc_victims > 0, "{combo:?}: GC never ran");
+        if combo.schedule.as_deref() == Some("femu") {
+            assert!(c.gc_background_rounds > 0, "{combo:?}: femu never collected in the background");
+        }
+        assert_eq!(nand.programs, c.host_writes + c.gc_copies, "{combo:?}: programs = host writes + GC copies");
         assert!(nand.programs as f64 / c.host_writes as f64 > 1.0);
     }
 }
@@ -153,7 +231,7 @@ fn long_random_overwrite_survives_gc_everywhere() {
 #[test]
 fn greedy_beats_fifo_on_skewed_overwrites() {
     let waf = |g: &str| {
-        let mut dev = device("page", g, "none", GcUnit::Block, Striping::Full);
+        let mut dev = device(&page(g, GcUnit::Block));
         let n = dev.logical_pages();
         let mut x = 99u64;
         for i in 0..40 * n {
@@ -173,7 +251,7 @@ fn greedy_beats_fifo_on_skewed_overwrites() {
 #[test]
 fn block_unit_gc_moves_are_copybacks_and_line_unit_moves_cross_planes() {
     let run = |unit| {
-        let mut dev = device("page", "greedy", "none", unit, Striping::Full);
+        let mut dev = device(&page("greedy", unit));
         let n = dev.logical_pages();
         let mut x = 7u64;
         for _ in 0..10 * n {
@@ -194,14 +272,22 @@ fn block_unit_gc_moves_are_copybacks_and_line_unit_moves_cross_planes() {
 /// and 10→10 (a page reaches the cold region only through the second-chance 01 region).
 #[test]
 fn two_region_policies_move_pages_only_along_their_flows() {
-    for (gc, allowed) in [("2r", vec![("N", "C"), ("C", "C")]), ("2r++", vec![("00", "01"), ("01", "10"), ("10", "10")])] {
-        let mut dev = device("page", gc, "none", GcUnit::Line, Striping::Full);
+    for (gc, allowed) in
+        [("2r", vec![("N", "C"), ("C", "C")]), ("2r++", vec![("00", "01"), ("01", "10"), ("10", "10")])]
+    {
+        let mut dev = device(&page(gc, GcUnit::Line));
         let n = dev.logical_pages();
         let mut x = 5u64;
         for i in 0..30 * n {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             // 90% of writes on 10% of the pages, after a full first pass.
-            let lpn = if i < n { i } else if (x >> 60) < 14 { (x >> 20) % (n / 10) } else { (x >> 20) % n };
+            let lpn = if i < n {
+                i
+            } else if (x >> 60) < 14 {
+                (x >> 20) % (n / 10)
+            } else {
+                (x >> 20) % n
+            };
             dev.write(lpn, 0).unwrap();
         }
         dev.verify_all().unwrap();
@@ -212,7 +298,12 @@ fn two_region_policies_move_pages_only_along_their_flows() {
             assert!(allowed.contains(&(f.from.as_str(), f.to.as_str())), "{gc}: unexpected flow {}→{}", f.from, f.to);
             assert!(f.pages > 0, "{gc}: flow {}→{} never used", f.from, f.to);
         }
-        let into_cold = report.flows.iter().find(|f| f.from == allowed[allowed.len() - 2].0 && f.to == allowed[allowed.len() - 2].1).unwrap().pages;
+        let into_cold = report
+            .flows
+            .iter()
+            .find(|f| f.from == allowed[allowed.len() - 2].0 && f.to == allowed[allowed.len() - 2].1)
+            .unwrap()
+            .pages;
         assert_eq!(report.moved_into_cold, into_cold, "{gc}: pages moved into cold = the flow into the cold stream");
         assert!(report.returned > 0 && report.returned <= report.moved_into_cold);
     }

@@ -6,8 +6,9 @@
 //! contiguous ranges (plane = LPN / ceil(logical / planes)); `"dynamic"` is refused. Inside a
 //! plane, LBN = local LPN / pages_per_block and offset = local LPN % pages_per_block. A plane
 //! has a free list of blocks, a block map LBN → data block, and the log blocks of its scheme.
-//! Only `ftl.gc_unit = "block"` is accepted; the GC victim policy (`ftl.gc`, `gc_params`) and
-//! the GC watermarks are ignored: merges replace GC.
+//! Only `ftl.gc_unit = "block"` is accepted; the GC victim policy (`ftl.gc`, `gc_params`) is
+//! ignored: merges replace GC. A GC schedule (`ftl.gc_schedule`, `gc_schedule_params`) is
+//! refused: merges run when a write needs a free block, not on a schedule.
 //!
 //! **Data blocks** hold offset `o` at page `o`. Pages of a block are programmed in increasing
 //! order, so when a write (or a merge) must place offset `o` above the block's program point,
@@ -133,12 +134,25 @@ impl HybridFtl {
         let layout = spec.layout;
         let cfg = spec.config;
         if layout.unit != GcUnit::Block {
-            return Err(Error::config("ftl.gc_unit", format!("{} maps whole blocks per plane: use gc_unit = \"block\"", scheme.name())));
+            return Err(Error::config(
+                "ftl.gc_unit",
+                format!("{} maps whole blocks per plane: use gc_unit = \"block\"", scheme.name()),
+            ));
         }
         if cfg.striping == Striping::Dynamic {
             return Err(Error::config(
                 "ftl.striping",
                 format!("{} fixes each logical page's plane by address: use \"full\" or \"none\"", scheme.name()),
+            ));
+        }
+        if cfg.gc_schedule.is_some() || !cfg.gc_schedule_params.is_empty() {
+            let key = if cfg.gc_schedule.is_some() { "ftl.gc_schedule" } else { "ftl.gc_schedule_params" };
+            return Err(Error::config(
+                key,
+                format!(
+                    "{} merges blocks when a write needs one; it has no GC schedule (page-mapped schemes only)",
+                    scheme.name()
+                ),
             ));
         }
         let geo = layout.geo;
@@ -155,7 +169,11 @@ impl HybridFtl {
             let lbns = local_pages.div_ceil(ppb as u64);
             let needed = lbns + log_limit as u64 + 1;
             if needed > bpp as u64 {
-                let key = if explicit && lbns + 2 <= bpp as u64 { "ftl.mapping_params.log_blocks" } else { "device.over_provisioning" };
+                let key = if explicit && lbns + 2 <= bpp as u64 {
+                    "ftl.mapping_params.log_blocks"
+                } else {
+                    "device.over_provisioning"
+                };
                 return Err(Error::config(
                     key,
                     format!(
@@ -308,7 +326,15 @@ impl HybridFtl {
     }
 
     /// First write at its offset in the data block (allocating one if the LBN has none).
-    pub(super) fn write_in_place(&mut self, plane: usize, lbn: u32, off: u32, lpn: u64, tag: u32, t: u64) -> Result<u64, Error> {
+    pub(super) fn write_in_place(
+        &mut self,
+        plane: usize,
+        lbn: u32,
+        off: u32,
+        lpn: u64,
+        tag: u32,
+        t: u64,
+    ) -> Result<u64, Error> {
         let mut d = self.p[plane].data[lbn as usize];
         if d == NONE {
             d = self.alloc(plane, Role::Data(lbn))?;
@@ -459,7 +485,10 @@ impl HybridFtl {
             // Block map.
             for (lbn, &d) in p.data.iter().enumerate() {
                 if d != NONE && (!in_plane(d) || self.role[d as usize] != Role::Data(lbn as u32)) {
-                    return Err(format!("plane {pi}: lbn {lbn} maps to block {d}, which is {:?}", self.role.get(d as usize)));
+                    return Err(format!(
+                        "plane {pi}: lbn {lbn} maps to block {d}, which is {:?}",
+                        self.role.get(d as usize)
+                    ));
                 }
             }
             // Log maps.
@@ -521,7 +550,10 @@ impl HybridFtl {
             if ppn == NONE {
                 continue;
             }
-            if ppn >= self.nand.layout().total_pages() || !self.nand.is_programmed(ppn) || self.nand.oob_lpn(ppn) != Some(lpn as u32) {
+            if ppn >= self.nand.layout().total_pages()
+                || !self.nand.is_programmed(ppn)
+                || self.nand.oob_lpn(ppn) != Some(lpn as u32)
+            {
                 return Err(format!("lpn {lpn} maps to ppn {ppn} whose OOB names {:?}", self.nand.oob_lpn(ppn)));
             }
             let (plane, local) = self.split(lpn as u64);
@@ -534,14 +566,17 @@ impl HybridFtl {
             match self.role[block as usize] {
                 Role::Data(l) => {
                     if l != lbn || page != off || p.data[lbn as usize] != block {
-                        return Err(format!("lpn {lpn} (lbn {lbn} offset {off}) at block {block} page {page}, data of lbn {l}"));
+                        return Err(format!(
+                            "lpn {lpn} (lbn {lbn} offset {off}) at block {block} page {page}, data of lbn {l}"
+                        ));
                     }
                 }
                 Role::Log => {
                     let ok = match self.scheme {
                         Scheme::Bast => {
                             p.bast_log[lbn as usize] == block
-                                && (page + 1..self.next(block)).all(|q| self.nand.oob_lpn(block * ppb + q) != Some(lpn as u32))
+                                && (page + 1..self.next(block))
+                                    .all(|q| self.nand.oob_lpn(block * ppb + q) != Some(lpn as u32))
                         }
                         Scheme::Fast => p.sw == Some((block, lbn)) || p.rw.contains(&block),
                         Scheme::Block => false,

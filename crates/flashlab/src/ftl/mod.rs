@@ -19,6 +19,7 @@ pub mod gc;
 pub mod hybrid;
 pub mod mapcache;
 pub mod page;
+pub mod schedule;
 pub mod wadpm;
 
 use serde::{Deserialize, Serialize};
@@ -49,8 +50,12 @@ pub struct FtlCounters {
     pub gc_victims: u64,
     /// Valid pages moved by GC (copy-back or read+program).
     pub gc_copies: u64,
-    /// GC rounds (watermark crossings).
+    /// GC rounds that collected at least one victim (foreground and background).
     pub gc_rounds: u64,
+    /// Of those, rounds run in the background (after a host request; `femu` schedule).
+    pub gc_background_rounds: u64,
+    /// Background rounds declined because the victim would have freed too few pages.
+    pub gc_declined_rounds: u64,
 }
 
 impl FtlCounters {
@@ -63,6 +68,8 @@ impl FtlCounters {
             gc_victims: self.gc_victims - o.gc_victims,
             gc_copies: self.gc_copies - o.gc_copies,
             gc_rounds: self.gc_rounds - o.gc_rounds,
+            gc_background_rounds: self.gc_background_rounds - o.gc_background_rounds,
+            gc_declined_rounds: self.gc_declined_rounds - o.gc_declined_rounds,
         }
     }
 }
@@ -71,6 +78,10 @@ impl FtlCounters {
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct GcReport {
     pub policy: String,
+    /// The GC schedule and its resolved parameters (empty for schemes without one).
+    pub schedule: String,
+    /// Segments collected.
+    pub victims: u64,
     /// Pages moved from stream `from` to stream `to`, e.g. `{"from": "N", "to": "C", "pages": 12}`.
     pub flows: Vec<Flow>,
     /// Pages GC moved from a non-cold stream into a cold one.
@@ -79,6 +90,9 @@ pub struct GcReport {
     pub returned: u64,
     /// `returned / moved_into_cold` (null when nothing moved into cold).
     pub returned_ratio: Option<f64>,
+    /// Share of the victims a policy's fallback rule chose (2R / 2R++: no segment under the
+    /// threshold); null for policies without one or when nothing was collected.
+    pub fallback_share: Option<f64>,
     /// Policy-specific counters.
     pub extra: std::collections::BTreeMap<String, u64>,
 }
@@ -103,16 +117,27 @@ impl GcReport {
             .collect();
         let moved = self.moved_into_cold - base.moved_into_cold;
         let returned = self.returned - base.returned;
-        let extra = self.extra.iter().map(|(k, v)| (k.clone(), v - base.extra.get(k).copied().unwrap_or(0))).collect();
+        let extra: std::collections::BTreeMap<String, u64> =
+            self.extra.iter().map(|(k, v)| (k.clone(), v - base.extra.get(k).copied().unwrap_or(0))).collect();
+        let victims = self.victims - base.victims;
         GcReport {
             policy: self.policy.clone(),
+            schedule: self.schedule.clone(),
+            victims,
             flows,
             moved_into_cold: moved,
             returned,
             returned_ratio: (moved > 0).then(|| returned as f64 / moved as f64),
+            fallback_share: fallback_share(&extra, victims),
             extra,
         }
     }
+}
+
+/// `fallback_victims / victims`, for policies that count fallback victims.
+pub fn fallback_share(extra: &std::collections::BTreeMap<String, u64>, victims: u64) -> Option<f64> {
+    let f = *extra.get("fallback_victims")?;
+    (victims > 0).then(|| f as f64 / victims as f64)
 }
 
 /// A flash translation layer.
@@ -137,6 +162,19 @@ pub trait Ftl: Send {
             });
         }
         Ok(done)
+    }
+    /// A host request has been served (issued at `t_ns`): the moment for background work
+    /// (the `femu` GC schedule's background GC). Returns whether anything was done. Default:
+    /// nothing.
+    fn after_request(&mut self, _t_ns: u64) -> Result<bool, Error> {
+        Ok(false)
+    }
+    /// Physical pages the FTL keeps from holding data in steady state: the GC schedule's
+    /// reserve of free segments and the open segments of write streams beyond the first (their
+    /// unwritten pages), counted whole. `None` for schemes whose spare space is not one pool of
+    /// segments (the log-block schemes).
+    fn held_pages(&self) -> Option<u64> {
+        None
     }
     /// Logical pages exported to the host.
     fn logical_pages(&self) -> u64;
@@ -229,13 +267,13 @@ pub struct FtlConfig {
     pub gc_unit: GcUnit,
     #[serde(default = "d_striping")]
     pub striping: Striping,
-    /// GC starts when a pool has at most this many free segments (default: write streams + 1,
-    /// the fewest that lets a GC round always finish).
+    /// When GC runs and how many victims a round takes, from [`schedule::GC_SCHEDULES`]
+    /// (default [`schedule::DEFAULT`]). Page-mapped schemes only.
     #[serde(default)]
-    pub gc_free_low: Option<u32>,
-    /// GC stops when a pool has this many free segments (default: low + 1).
+    pub gc_schedule: Option<String>,
+    /// Schedule parameters (`[ftl.gc_schedule_params]`).
     #[serde(default)]
-    pub gc_free_high: Option<u32>,
+    pub gc_schedule_params: toml::Table,
     /// Mapping-scheme parameters (e.g. WADPM's cache: `[ftl.mapping_params]`).
     #[serde(default)]
     pub mapping_params: toml::Table,
@@ -262,8 +300,8 @@ impl Default for FtlConfig {
             gc_params: toml::Table::new(),
             gc_unit: d_unit(),
             striping: d_striping(),
-            gc_free_low: None,
-            gc_free_high: None,
+            gc_schedule: None,
+            gc_schedule_params: toml::Table::new(),
             mapping_params: toml::Table::new(),
         }
     }
@@ -287,10 +325,26 @@ pub struct MappingEntry {
 }
 
 pub const MAPPINGS: &[MappingEntry] = &[
-    MappingEntry { name: "page", about: "page-level mapping, whole table in RAM; GC by a victim policy", build: page::build },
-    MappingEntry { name: "block", about: "block-level mapping per plane; updates copy-merge the block", build: block::build },
-    MappingEntry { name: "bast", about: "hybrid: one log block per data block, LRU log replacement (BAST)", build: bast::build },
-    MappingEntry { name: "fast", about: "hybrid: one sequential + fully associative random log blocks (FAST)", build: fast::build },
+    MappingEntry {
+        name: "page",
+        about: "page-level mapping, whole table in RAM; GC by a victim policy",
+        build: page::build,
+    },
+    MappingEntry {
+        name: "block",
+        about: "block-level mapping per plane; updates copy-merge the block",
+        build: block::build,
+    },
+    MappingEntry {
+        name: "bast",
+        about: "hybrid: one log block per data block, LRU log replacement (BAST)",
+        build: bast::build,
+    },
+    MappingEntry {
+        name: "fast",
+        about: "hybrid: one sequential + fully associative random log blocks (FAST)",
+        build: fast::build,
+    },
     MappingEntry {
         name: "dftl",
         about: "demand-based page mapping: cached mapping table, translation pages in flash (Gupta et al. 2009)",
@@ -317,5 +371,10 @@ pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
 
 /// Convenience for results: NAND counters difference.
 pub fn nand_minus(a: &NandCounters, b: &NandCounters) -> NandCounters {
-    NandCounters { reads: a.reads - b.reads, programs: a.programs - b.programs, copybacks: a.copybacks - b.copybacks, erases: a.erases - b.erases }
+    NandCounters {
+        reads: a.reads - b.reads,
+        programs: a.programs - b.programs,
+        copybacks: a.copybacks - b.copybacks,
+        erases: a.erases - b.erases,
+    }
 }

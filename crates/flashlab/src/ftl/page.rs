@@ -13,6 +13,7 @@
 use super::alloc::Segments;
 use super::gc::{self, GcPolicy};
 use super::mapcache::{MapCache, MapIo};
+use super::schedule::{self, GcSchedule, Round, ScheduleContext};
 use super::wadpm::{PlaneMap, ENTRY_BYTES};
 use super::{Flow, Ftl, FtlCounters, FtlSpec, GcReport, MappingReport, ReadOutcome, Striping};
 use crate::error::Error;
@@ -33,8 +34,14 @@ pub struct PageFtl {
     pages_per_pool: u64,
     /// Round-robin pool cursor per stream under `Striping::Full`.
     cursor: Vec<u32>,
-    low: u32,
-    high: u32,
+    schedule: Box<dyn GcSchedule>,
+    /// The schedule collects after host requests.
+    background: bool,
+    /// Fully valid victims in a row (a full device, or a policy that keeps choosing them).
+    fruitless: u32,
+    /// Background rounds with a minimum of invalid pages: per pool, the sealed segments that
+    /// could meet it (so a round no victim could meet is declined without asking the policy).
+    gate: Option<Gate>,
     /// Valid pages per pool, and the most a pool may hold and still keep its GC reserve.
     pool_valid: Vec<u64>,
     pool_valid_limit: u64,
@@ -50,6 +57,14 @@ pub struct PageFtl {
     returned: u64,
     /// WADPM: plane-static placement and a demand-loaded mapping table.
     cached: Option<Cached>,
+}
+
+/// Sealed segments per pool holding at most `max_valid` valid pages (kept exactly, O(1) per
+/// event: seal, invalidation, victim), for background rounds whose first victim must free
+/// `pages_per_segment - max_valid` pages.
+struct Gate {
+    max_valid: u32,
+    count: Vec<u32>,
 }
 
 /// The mapping table of a cached scheme: translation and the RAM cache.
@@ -86,17 +101,20 @@ impl PageFtl {
         let policy = gc::build(&cfg.gc, &layout, &cfg.gc_params)?;
         let streams = policy.streams();
         if cfg.striping != Striping::Full && layout.unit == GcUnit::Line {
-            return Err(Error::config("ftl.striping", "`none` and `dynamic` need gc_unit = \"block\": a line spans every plane"));
+            return Err(Error::config(
+                "ftl.striping",
+                "`none` and `dynamic` need gc_unit = \"block\": a line spans every plane",
+            ));
         }
-        let low = cfg.gc_free_low.unwrap_or(streams as u32 + 1);
-        let high = cfg.gc_free_high.unwrap_or(low + 1);
-        if low < streams as u32 + 1 {
-            return Err(Error::config("ftl.gc_free_low", format!("must be at least {} (write streams + 1) so GC can always finish", streams + 1)));
-        }
-        if high <= low {
-            return Err(Error::config("ftl.gc_free_high", format!("must exceed gc_free_low ({low})")));
-        }
-        check_spare(spec, streams, high)?;
+        let ctx = ScheduleContext {
+            segments_per_pool: layout.segments_per_pool(),
+            pages_per_segment: layout.pages_per_segment,
+            streams: streams as u32,
+        };
+        let schedule =
+            schedule::build(cfg.gc_schedule.as_deref().unwrap_or(schedule::DEFAULT), &ctx, &cfg.gc_schedule_params)?;
+        let reserve = schedule.reserve();
+        check_spare(spec, streams, reserve)?;
         let pools = layout.pools as u64;
         let cold_stream: Vec<bool> = (0..streams).map(|s| policy.is_cold_stream(s)).collect();
         let tracks_cold = cold_stream.iter().any(|&c| c);
@@ -110,10 +128,12 @@ impl PageFtl {
             striping: cfg.striping,
             pages_per_pool: spec.logical_pages.div_ceil(pools),
             cursor: vec![0; streams],
-            low,
-            high,
+            background: schedule.has_background(),
+            schedule,
+            fruitless: 0,
+            gate: None,
             pool_valid: vec![0; layout.pools as usize],
-            pool_valid_limit: (layout.segments_per_pool().saturating_sub(high + streams as u32 + 1) as u64)
+            pool_valid_limit: (layout.segments_per_pool().saturating_sub(reserve + streams as u32 + 1) as u64)
                 * layout.pages_per_segment as u64,
             in_gc: false,
             counters: FtlCounters::default(),
@@ -222,7 +242,8 @@ impl PageFtl {
                         best = (0, start);
                         break;
                     };
-                    let slot = if self.pool_valid[p as usize] < self.pool_valid_limit { &mut best } else { &mut best_full };
+                    let slot =
+                        if self.pool_valid[p as usize] < self.pool_valid_limit { &mut best } else { &mut best_full };
                     if free_at < slot.0 {
                         *slot = (free_at, p);
                     }
@@ -234,15 +255,18 @@ impl PageFtl {
         }
     }
 
-    /// A page to program on (stream, pool), running GC first if the pool is low on space.
+    /// A page to program on (stream, pool). When the stream needs a new segment outside GC, the
+    /// schedule may ask for rounds first (foreground GC); GC's own streams open directly.
     fn take_page(&mut self, stream: usize, pool: u32, t_ns: u64) -> Result<u32, Error> {
         loop {
             if let Some(ppn) = self.segs.frontier_page(stream, pool) {
                 return Ok(ppn);
             }
-            if !self.in_gc && self.segs.free_count(pool) <= self.low {
-                self.collect_garbage(pool, t_ns)?;
-                continue;
+            if !self.in_gc {
+                if let Some(round) = self.schedule.foreground(self.segs.free_count(pool)) {
+                    self.run_round(pool, round, t_ns)?;
+                    continue;
+                }
             }
             if self.segs.open_next(stream, pool).is_none() {
                 return Err(Error::DeviceFull(format!("pool {pool} has no free segment left for stream {stream}")));
@@ -260,6 +284,11 @@ impl PageFtl {
         self.pool_valid[self.segs.layout.pool_of(seg) as usize] += 1;
         if self.segs.is_last_page(ppn) {
             let seg = self.segs.seal(ppn, self.counters.host_writes);
+            if let Some(g) = &mut self.gate {
+                if self.segs.valid[seg as usize] <= g.max_valid {
+                    g.count[self.segs.layout.pool_of(seg) as usize] += 1;
+                }
+            }
             let view = self.segs.view(self.counters.host_writes);
             self.policy.on_seal(&view, seg);
         }
@@ -273,52 +302,99 @@ impl PageFtl {
         let v = &mut self.segs.valid[seg as usize];
         debug_assert!(*v > 0, "invalidating a page of segment {seg} with no valid pages");
         *v -= 1;
-        self.policy.on_invalidate(seg, *v);
+        let v = *v;
+        if let Some(g) = &mut self.gate {
+            if v == g.max_valid && self.segs.state[seg as usize] == gc::SegState::Sealed {
+                g.count[self.segs.layout.pool_of(seg) as usize] += 1;
+            }
+        }
+        self.policy.on_invalidate(seg, v);
     }
 
-    /// One GC invocation on `pool`: collect until the high watermark is met and the policy
-    /// wants no more victims (multi-victim rounds).
-    fn collect_garbage(&mut self, pool: u32, t_ns: u64) -> Result<(), Error> {
+    /// One GC round on `pool`: victims until the round is complete (one victim, or until the pool
+    /// has `until_free` free segments) and the policy wants no more. A round whose first victim
+    /// would free fewer than `min_invalid` pages is declined. Returns whether anything was
+    /// collected.
+    fn run_round(&mut self, pool: u32, round: Round, t_ns: u64) -> Result<bool, Error> {
         assert!(!self.in_gc, "GC re-entered");
         self.in_gc = true;
-        self.counters.gc_rounds += 1;
         self.policy.on_round_start();
-        let result = self.collect_until_done(pool, t_ns);
+        let result = self.collect_round(pool, round, t_ns);
         self.in_gc = false;
-        result
+        let collected = result?;
+        if collected {
+            self.counters.gc_rounds += 1;
+        }
+        Ok(collected)
     }
 
-    fn collect_until_done(&mut self, pool: u32, t_ns: u64) -> Result<(), Error> {
+    fn collect_round(&mut self, pool: u32, round: Round, t_ns: u64) -> Result<bool, Error> {
         let pps = self.segs.layout.pages_per_segment;
         let mut victims = 0u32;
-        let mut fruitless = 0u32;
         loop {
             let view = self.segs.view(self.counters.host_writes);
-            let need = self.segs.free_count(pool) < self.high;
+            let need = match round.until_free {
+                None => victims == 0,
+                Some(n) => self.segs.free_count(pool) < n,
+            };
             let want = victims > 0 && self.policy.continue_round(&view, victims);
             if !need && !want {
-                return Ok(());
+                return Ok(victims > 0);
             }
-            let Some(victim) = self.policy.select_victim(&view, pool) else {
+            let min_invalid = if victims == 0 { round.min_invalid } else { 0 };
+            let Some(victim) = self.policy.select_victim(&view, pool, min_invalid) else {
+                if min_invalid > 0 {
+                    return Ok(false);
+                }
                 return Err(Error::DeviceFull(format!("GC found no victim in pool {pool}")));
             };
             assert_eq!(self.segs.layout.pool_of(victim), pool, "policy chose segment {victim} outside pool {pool}");
-            assert_eq!(self.segs.state[victim as usize], gc::SegState::Sealed, "policy chose unsealed segment {victim}");
-            fruitless = if self.segs.valid[victim as usize] == pps { fruitless + 1 } else { 0 };
-            if fruitless > 0 && !self.pool_has_invalid(pool, victim) {
+            assert_eq!(
+                self.segs.state[victim as usize],
+                gc::SegState::Sealed,
+                "policy chose unsealed segment {victim}"
+            );
+            assert!(
+                pps - self.segs.valid[victim as usize] >= min_invalid,
+                "policy chose segment {victim} with fewer than {min_invalid} invalid pages"
+            );
+            self.fruitless = if self.segs.valid[victim as usize] == pps { self.fruitless + 1 } else { 0 };
+            if self.fruitless > 0 && !self.pool_has_invalid(pool, victim) {
                 return Err(Error::DeviceFull(format!(
                     "every segment of pool {pool} is fully valid: logical data fills the physical space ({})",
                     self.pool_summary(pool)
                 )));
             }
             assert!(
-                fruitless <= 4 * self.segs.layout.segments_per_pool(),
+                self.fruitless <= 4 * self.segs.layout.segments_per_pool(),
                 "GC policy keeps choosing fully valid victims in pool {pool} while others hold invalid pages ({})",
                 self.pool_summary(pool)
             );
             self.collect(victim, pool, t_ns)?;
             victims += 1;
         }
+    }
+
+    /// Sealed segments of `pool` with at least `min_invalid` invalid pages (the gate is built,
+    /// or rebuilt for a new minimum, by one scan).
+    fn gate_count(&mut self, pool: u32, min_invalid: u32) -> u32 {
+        let max_valid = self.segs.layout.pages_per_segment.saturating_sub(min_invalid);
+        if self.gate.as_ref().is_none_or(|g| g.max_valid != max_valid) {
+            self.gate = Some(Gate { max_valid, count: self.count_sealed_at_most(max_valid) });
+        }
+        self.gate.as_ref().expect("gate built").count[pool as usize]
+    }
+
+    /// Per pool: sealed segments with at most `max_valid` valid pages.
+    fn count_sealed_at_most(&self, max_valid: u32) -> Vec<u32> {
+        let l = &self.segs.layout;
+        let mut count = vec![0u32; l.pools as usize];
+        for seg in 0..l.segments {
+            if self.segs.state[seg as usize] == gc::SegState::Sealed && self.segs.valid[seg as usize] <= max_valid {
+                count[l.pool_of(seg) as usize] += 1;
+            }
+        }
+        count
     }
 
     fn pool_summary(&self, pool: u32) -> String {
@@ -349,6 +425,11 @@ impl PageFtl {
 
     /// Move the valid pages of `victim`, erase it, return it to the free pool.
     fn collect(&mut self, victim: u32, pool: u32, t_ns: u64) -> Result<(), Error> {
+        if let Some(g) = &mut self.gate {
+            if self.segs.valid[victim as usize] <= g.max_valid {
+                g.count[pool as usize] -= 1;
+            }
+        }
         let pps = self.segs.layout.pages_per_segment;
         let view = self.segs.view(self.counters.host_writes);
         let stream = self.policy.gc_stream(&view, victim);
@@ -426,20 +507,20 @@ impl PageFtl {
     }
 }
 
-/// The spare space must hold the watermark reserve plus every open frontier, with at least one
-/// segment left over for invalid pages to accumulate in.
-fn check_spare(spec: &FtlSpec, streams: usize, high: u32) -> Result<(), Error> {
+/// The spare space must hold the schedule's reserve plus every open frontier, with at least one
+/// segment per pool left over for invalid pages to accumulate in.
+fn check_spare(spec: &FtlSpec, streams: usize, reserve: u32) -> Result<(), Error> {
     let l = &spec.layout;
-    let per_pool_reserve = high as u64 + streams as u64;
+    let per_pool_reserve = reserve as u64 + streams as u64;
     let reserve_pages = per_pool_reserve * l.pools as u64 * l.pages_per_segment as u64;
     let physical = l.total_pages() as u64;
     let needed = spec.logical_pages + reserve_pages + l.pools as u64 * l.pages_per_segment as u64;
     if needed > physical {
-        let explicit = spec.config.gc_free_low.is_some() || spec.config.gc_free_high.is_some();
+        let explicit = !spec.config.gc_schedule_params.is_empty();
         return Err(Error::config(
-            if explicit { "ftl.gc_free_low / ftl.gc_free_high" } else { "device.over_provisioning" },
+            if explicit { "ftl.gc_schedule_params" } else { "device.over_provisioning" },
             format!(
-                "the spare space leaves no room for GC: {} logical pages + {} reserved for GC watermarks and open segments need more than the {} physical pages; raise over-provisioning or lower the logical capacity",
+                "the spare space leaves no room for GC: {} logical pages + {} kept free by the GC schedule and open segments need more than the {} physical pages; raise over-provisioning or lower the logical capacity",
                 spec.logical_pages, reserve_pages, physical
             ),
         ));
@@ -495,6 +576,35 @@ impl Ftl for PageFtl {
         Ok(t_ns)
     }
 
+    fn after_request(&mut self, t_ns: u64) -> Result<bool, Error> {
+        if !self.background {
+            return Ok(false);
+        }
+        let mut worked = false;
+        for pool in 0..self.segs.layout.pools {
+            if let Some(round) = self.schedule.background(self.segs.free_count(pool)) {
+                if round.min_invalid > 0 && self.gate_count(pool, round.min_invalid) == 0 {
+                    // No sealed segment frees enough: whatever the policy chose would fail.
+                    self.counters.gc_declined_rounds += 1;
+                    continue;
+                }
+                if self.run_round(pool, round, t_ns)? {
+                    self.counters.gc_background_rounds += 1;
+                    worked = true;
+                } else {
+                    self.counters.gc_declined_rounds += 1;
+                }
+            }
+        }
+        Ok(worked)
+    }
+
+    fn held_pages(&self) -> Option<u64> {
+        let l = &self.segs.layout;
+        let per_pool = self.schedule.reserve() as u64 + self.cold_stream.len() as u64 - 1;
+        Some(per_pool * l.pools as u64 * l.pages_per_segment as u64)
+    }
+
     fn logical_pages(&self) -> u64 {
         self.l2p.len() as u64
     }
@@ -547,13 +657,17 @@ impl Ftl for PageFtl {
                 }
             }
         }
+        let extra = self.policy.metrics().into_iter().map(|(k, v)| (k.to_string(), v)).collect();
         GcReport {
             policy: self.policy_name.clone(),
+            schedule: self.schedule.describe(),
+            victims: self.counters.gc_victims,
+            fallback_share: super::fallback_share(&extra, self.counters.gc_victims),
             flows,
             moved_into_cold: self.moved_into_cold,
             returned: self.returned,
             returned_ratio: (self.moved_into_cold > 0).then(|| self.returned as f64 / self.moved_into_cold as f64),
-            extra: self.policy.metrics().into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+            extra,
         }
     }
 
@@ -594,7 +708,10 @@ impl Ftl for PageFtl {
                 gc::SegState::Open => programmed < l.pages_per_segment,
             };
             if !ok {
-                return Err(format!("segment {seg} is {:?} but has {programmed} programmed pages", self.segs.state[seg as usize]));
+                return Err(format!(
+                    "segment {seg} is {:?} but has {programmed} programmed pages",
+                    self.segs.state[seg as usize]
+                ));
             }
         }
         if !self.in_cold.is_empty() {
@@ -615,6 +732,15 @@ impl Ftl for PageFtl {
                         return Err(format!("wadpm: lpn {lpn} stored outside plane {}", m.split(lpn as u64).0));
                     }
                 }
+            }
+        }
+        if let Some(g) = &self.gate {
+            let want = self.count_sealed_at_most(g.max_valid);
+            if want != g.count {
+                return Err(format!(
+                    "background gate: sealed segments with <= {} valid pages per pool {:?}, counted {want:?}",
+                    g.max_valid, g.count
+                ));
             }
         }
         self.segs.validate()?;

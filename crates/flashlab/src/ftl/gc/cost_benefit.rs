@@ -5,7 +5,7 @@
 //! segments (O(segments per pool) per victim), as the published policy does; ties go to the
 //! lowest segment id so the choice is deterministic.
 
-use super::{no_params, GcPolicy, GcView, SegState};
+use super::{frees_enough, no_params, GcPolicy, GcView, SegState};
 use crate::error::Error;
 use crate::nand::Layout;
 
@@ -37,7 +37,7 @@ fn score(valid: u32, pps: u32, age: u64) -> f64 {
 }
 
 impl GcPolicy for CostBenefit {
-    fn select_victim(&mut self, view: &GcView, pool: u32) -> Option<u32> {
+    fn select_victim(&mut self, view: &GcView, pool: u32, min_invalid: u32) -> Option<u32> {
         let pps = view.layout.pages_per_segment;
         let list = &self.members[pool as usize];
         let mut best: Option<(f64, u32)> = None;
@@ -53,6 +53,9 @@ impl GcPolicy for CostBenefit {
             }
         }
         let (_, seg) = best?;
+        if !frees_enough(view, seg, min_invalid) {
+            return None;
+        }
         let i = self.pos[seg as usize] as usize;
         let list = &mut self.members[pool as usize];
         list.swap_remove(i);

@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use super::{no_params, GcPolicy, GcView, SegState};
+use super::{frees_enough, no_params, GcPolicy, GcView, SegState};
 use crate::error::Error;
 use crate::nand::Layout;
 
@@ -21,8 +21,12 @@ pub fn build(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>,
 }
 
 impl GcPolicy for Fifo {
-    fn select_victim(&mut self, _view: &GcView, pool: u32) -> Option<u32> {
-        self.queues[pool as usize].pop_front()
+    fn select_victim(&mut self, view: &GcView, pool: u32, min_invalid: u32) -> Option<u32> {
+        let q = &mut self.queues[pool as usize];
+        if !frees_enough(view, *q.front()?, min_invalid) {
+            return None;
+        }
+        q.pop_front()
     }
 
     fn on_seal(&mut self, _view: &GcView, seg: u32) {
@@ -36,7 +40,11 @@ impl GcPolicy for Fifo {
             return Err(format!("fifo: {queued} queued segments but {sealed} sealed"));
         }
         for q in &self.queues {
-            if let Some(w) = q.iter().zip(q.iter().skip(1)).find(|(a, b)| view.sealed_at[**a as usize] > view.sealed_at[**b as usize]) {
+            if let Some(w) = q
+                .iter()
+                .zip(q.iter().skip(1))
+                .find(|(a, b)| view.sealed_at[**a as usize] > view.sealed_at[**b as usize])
+            {
                 return Err(format!("fifo: segment {} queued before {} but sealed later", w.0, w.1));
             }
         }

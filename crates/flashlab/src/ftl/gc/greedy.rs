@@ -6,7 +6,7 @@
 //! Ties go to the segment sealed earliest in that bucket (FIFO within a bucket).
 
 use super::seglist::{SegLists, NIL};
-use super::{no_params, GcPolicy, GcView, SegState};
+use super::{frees_enough, no_params, GcPolicy, GcView, SegState};
 use crate::error::Error;
 use crate::nand::Layout;
 
@@ -63,13 +63,16 @@ impl Greedy {
 }
 
 impl GcPolicy for Greedy {
-    fn select_victim(&mut self, _view: &GcView, pool: u32) -> Option<u32> {
+    fn select_victim(&mut self, view: &GcView, pool: u32, min_invalid: u32) -> Option<u32> {
         let base = (pool * (self.pps + 1)) as usize;
         let mut v = self.low_hint[pool as usize];
         while v <= self.pps {
             let seg = self.lists.head(base + v as usize);
             if seg != NIL {
                 self.low_hint[pool as usize] = v;
+                if !frees_enough(view, seg, min_invalid) {
+                    return None;
+                }
                 self.unlink(seg);
                 return Some(seg);
             }
@@ -96,10 +99,17 @@ impl GcPolicy for Greedy {
             let b = self.bucket_of[seg as usize];
             let sealed = view.state[seg as usize] == SegState::Sealed;
             if sealed != (b != NIL) {
-                return Err(format!("greedy: segment {seg} bucket membership ({}) disagrees with its state {:?}", b != NIL, view.state[seg as usize]));
+                return Err(format!(
+                    "greedy: segment {seg} bucket membership ({}) disagrees with its state {:?}",
+                    b != NIL,
+                    view.state[seg as usize]
+                ));
             }
             if b != NIL && b != view.valid[seg as usize] {
-                return Err(format!("greedy: segment {seg} in bucket {b} but has {} valid pages", view.valid[seg as usize]));
+                return Err(format!(
+                    "greedy: segment {seg} in bucket {b} but has {} valid pages",
+                    view.valid[seg as usize]
+                ));
             }
             if b != NIL && b < self.low_hint[self.pool_of[seg as usize] as usize] {
                 return Err(format!("greedy: segment {seg} below its pool's low hint"));

@@ -2,8 +2,9 @@
 //!
 //! Policy decides, mechanism acts: a policy sees segments through a read-only [`GcView`] and
 //! event hooks, and only answers "which segment next" and "which write stream gets host writes
-//! and moved pages". Moving valid pages, erasing, counting and the free-space watermarks live
-//! in the FTL's GC mechanism (`ftl::page`), the same for every policy.
+//! and moved pages". Moving valid pages, erasing and counting live in the FTL's GC mechanism
+//! (`ftl::page`), the same for every policy; *when* GC runs and how many victims a round takes
+//! is the GC schedule's decision (`ftl::schedule`).
 
 pub mod cost_benefit;
 pub mod fifo;
@@ -42,7 +43,11 @@ pub struct GcView<'a> {
 pub trait GcPolicy: Send {
     /// Pick the next victim among the *sealed* segments of `pool`, or `None` if there is none.
     /// The returned segment is no longer a candidate (it is about to be collected).
-    fn select_victim(&mut self, view: &GcView, pool: u32) -> Option<u32>;
+    ///
+    /// `min_invalid`: if the segment the policy would choose holds fewer invalid pages than
+    /// this, return `None` and change nothing (a GC schedule declines the round, e.g. FEMU's
+    /// background GC skips a victim with less than 1/8 of its pages invalid). 0: any victim.
+    fn select_victim(&mut self, view: &GcView, pool: u32, min_invalid: u32) -> Option<u32>;
 
     /// Number of write streams (frontiers) the policy uses. Stream 0 takes host writes unless
     /// [`GcPolicy::host_stream`] says otherwise.
@@ -70,9 +75,10 @@ pub trait GcPolicy: Send {
     fn declared_flows(&self) -> Vec<(usize, usize)> {
         vec![(0, 0)]
     }
-    /// A GC invocation starts (before its first victim).
+    /// A GC round starts (before its first victim).
     fn on_round_start(&mut self) {}
-    /// After the watermark is met, keep collecting? (multi-victim rules, e.g. 2R).
+    /// After the round the schedule asked for is complete, keep collecting? (multi-victim
+    /// rules, e.g. 2R).
     fn continue_round(&self, _view: &GcView, _victims_this_round: u32) -> bool {
         false
     }
@@ -105,10 +111,22 @@ pub struct GcEntry {
 
 pub const GC_POLICIES: &[GcEntry] = &[
     GcEntry { name: "greedy", about: "fewest valid pages first; O(1) with valid-count buckets", build: greedy::build },
-    GcEntry { name: "cost-benefit", about: "max (1-u)/2u x age (Rosenblum & Ousterhout, LFS)", build: cost_benefit::build },
+    GcEntry {
+        name: "cost-benefit",
+        about: "max (1-u)/2u x age (Rosenblum & Ousterhout, LFS)",
+        build: cost_benefit::build,
+    },
     GcEntry { name: "fifo", about: "oldest sealed segment first (circular log)", build: fifo::build },
-    GcEntry { name: "2r", about: "2R: FIFO scan with threshold, normal/cold regions (Kang et al., VLDB 2020)", build: two_region::build_2r },
-    GcEntry { name: "2r++", about: "2R++: 2R plus a second-chance 01 region (An & Lee, KIPS 2022)", build: two_region::build_2rpp },
+    GcEntry {
+        name: "2r",
+        about: "2R: FIFO scan with threshold, normal/cold regions (Kang et al., VLDB 2020)",
+        build: two_region::build_2r,
+    },
+    GcEntry {
+        name: "2r++",
+        about: "2R++: 2R plus a second-chance 01 region (An & Lee, KIPS 2022)",
+        build: two_region::build_2rpp,
+    },
 ];
 
 pub fn names() -> Vec<&'static str> {
@@ -129,4 +147,10 @@ pub(crate) fn no_params(policy: &str, params: &toml::Table) -> Result<(), Error>
         Some(k) => Err(Error::config(format!("ftl.gc_params.{k}"), format!("policy `{policy}` takes no parameters"))),
         None => Ok(()),
     }
+}
+
+/// Does `seg` hold at least `min_invalid` invalid pages? (For `select_victim`'s `min_invalid`.)
+#[inline]
+pub(crate) fn frees_enough(view: &GcView, seg: u32, min_invalid: u32) -> bool {
+    view.layout.pages_per_segment - view.valid[seg as usize] >= min_invalid
 }

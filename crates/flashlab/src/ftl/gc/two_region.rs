@@ -36,7 +36,9 @@
 //!   was changed on that ground; the 2R++ reproduction reports both. Either way the scan cursor
 //!   stays put (taking the segment at the cursor instead would chase the window boundary: each
 //!   copied block pushes the next one out of the window into the cursor's path). Extra victims
-//!   never use the fallback. Counted as `fallback_victims`.
+//!   never use the fallback. Counted as `fallback_victims` (first victims: `first_victims`);
+//!   results report their share of all victims as `gc.fallback_share`, because where the
+//!   threshold rarely admits a segment the fallback, not 2R's rule, picks the victims.
 //! - Stop rule names: `multi_victim = "valid"` (2R: the victims' valid pages reach one
 //!   segment, as the 2R++ paper's §2.3 describes 2R) or `"invalid"` (2R++: their invalid pages
 //!   reach one segment). Either can be set for either policy.
@@ -44,7 +46,7 @@
 use serde::Deserialize;
 
 use super::seglist::{SegLists, NIL};
-use super::{GcPolicy, GcView, SegState};
+use super::{frees_enough, GcPolicy, GcView, SegState};
 use crate::error::{Error, Location};
 use crate::nand::Layout;
 
@@ -149,6 +151,16 @@ pub struct TwoRegion {
     window_len: Vec<u32>,
     cursor: Vec<u32>,
     round: Round,
+    /// Valid pages of each listed segment (as of its seal and later invalidations).
+    valid: Vec<u32>,
+    /// Valid-page levels, and per pool the listed segments outside the window at or below each:
+    /// `[0]` the threshold, `[1]` the last round minimum a schedule asked for (`pps - min_invalid`).
+    /// Kept exactly, O(1) per seal, invalidation, window move and victim, so the first victim's
+    /// rule and a declined round need no scan.
+    levels: [u32; 2],
+    below: Vec<[u32; 2]>,
+    /// Victims that started a round (the scan's or the fallback's), and of those the fallback's.
+    first_victims: u64,
     fallback_victims: u64,
     extra_victims: u64,
 }
@@ -179,6 +191,10 @@ impl TwoRegion {
             window_len: vec![0; pools],
             cursor: vec![NIL; pools],
             round: Round::default(),
+            valid: vec![0; segs],
+            levels: [(p.threshold * pps as f64).floor() as u32, pps],
+            below: vec![[0; 2]; pools],
+            first_victims: 0,
             fallback_victims: 0,
             extra_victims: 0,
         }
@@ -201,11 +217,13 @@ impl TwoRegion {
             let ws = self.window_start[pool];
             self.window_start[pool] = self.lists.next(ws);
             self.window_len[pool] -= 1;
+            self.count_outside(ws, 1);
         }
         while self.window_len[pool] < target {
             let ws = self.window_start[pool];
             let grow = if ws == NIL { self.lists.tail(pool) } else { self.lists.prev(ws) };
             debug_assert_ne!(grow, NIL, "window cannot exceed the list");
+            self.count_outside(grow, -1);
             self.window_start[pool] = grow;
             self.window_len[pool] += 1;
         }
@@ -214,8 +232,48 @@ impl TwoRegion {
         }
     }
 
+    /// `seg` (listed) joins (`+1`) or leaves (`-1`) the segments outside the window.
+    #[inline]
+    fn count_outside(&mut self, seg: u32, delta: i32) {
+        let (pool, v) = (self.pool_of[seg as usize] as usize, self.valid[seg as usize]);
+        for (i, &level) in self.levels.iter().enumerate() {
+            if v <= level {
+                self.below[pool][i] = self.below[pool][i].wrapping_add_signed(delta);
+            }
+        }
+    }
+
+    /// Per pool, listed segments outside the window with at most `level` valid pages (O(segments)).
+    fn count_below(&self, level: u32) -> Vec<u32> {
+        (0..self.sealed.len())
+            .map(|pool| {
+                let (mut seg, mut n) = (self.lists.head(pool), 0);
+                while seg != NIL && !self.in_window(pool, seg) {
+                    n += (self.valid[seg as usize] <= level) as u32;
+                    seg = self.lists.next(seg);
+                }
+                n
+            })
+            .collect()
+    }
+
+    /// Track segments that free at least `min_invalid` pages (rebuilt by one scan when it changes).
+    fn track_min_invalid(&mut self, min_invalid: u32) {
+        let level = self.pps.saturating_sub(min_invalid);
+        if self.levels[1] != level {
+            self.levels[1] = level;
+            let counts = self.count_below(level);
+            for (b, n) in self.below.iter_mut().zip(counts) {
+                b[1] = n;
+            }
+        }
+    }
+
     fn unlink(&mut self, seg: u32) {
         let pool = self.pool_of[seg as usize] as usize;
+        if !self.in_window(pool, seg) {
+            self.count_outside(seg, -1);
+        }
         let n = self.lists.next(seg);
         if self.cursor[pool] == seg {
             self.cursor[pool] = n;
@@ -260,29 +318,40 @@ impl TwoRegion {
         seg
     }
 
-    fn first_victim(&mut self, view: &GcView, pool: usize) -> Option<u32> {
+    /// The first victim of a round, unless it would free fewer than `min_invalid` pages (then
+    /// nothing changes).
+    fn first_victim(&mut self, view: &GcView, pool: usize, min_invalid: u32) -> Option<u32> {
         if self.sealed[pool] == 0 {
             return None;
         }
         let limit = self.threshold_valid;
-        let (seg, resume) = match self.scan(pool, |s| view.valid[s as usize] <= limit).0 {
+        if min_invalid > 0 {
+            self.track_min_invalid(min_invalid);
+        }
+        // Nothing under the threshold: take the oldest segment (FIFO) or the emptiest, and
+        // leave the scan cursor where it was.
+        let under = (self.below[pool][0] > 0).then(|| self.scan(pool, |s| view.valid[s as usize] <= limit).0).flatten();
+        debug_assert_eq!(under.is_some(), self.below[pool][0] > 0, "2r: threshold count disagrees with the scan");
+        let (seg, by_scan) = match under {
             Some(s) => (s, true),
-            None => {
-                // Nothing under the threshold: take the oldest segment (FIFO) or the emptiest,
-                // and leave the scan cursor where it was.
-                self.fallback_victims += 1;
-                let s = match self.fallback {
-                    Fallback::Fifo => self.lists.head(pool),
-                    Fallback::MinUtilization if self.sealed[pool] > self.window_len[pool] => {
-                        self.min_valid_outside_window(view, pool)
+            None => match self.fallback {
+                Fallback::Fifo => (self.lists.head(pool), false),
+                Fallback::MinUtilization if self.sealed[pool] > self.window_len[pool] => {
+                    if min_invalid > 0 && self.below[pool][1] == 0 {
+                        return None; // no segment outside the window frees enough
                     }
-                    Fallback::MinUtilization => self.lists.head(pool),
-                };
-                (s, false)
-            }
+                    (self.min_valid_outside_window(view, pool), false)
+                }
+                Fallback::MinUtilization => (self.lists.head(pool), false),
+            },
         };
+        if !frees_enough(view, seg, min_invalid) {
+            return None;
+        }
+        self.first_victims += 1;
+        self.fallback_victims += !by_scan as u64;
         self.round = Round { active: true, pool, cold: self.is_cold_segment(view, seg), ..Round::default() };
-        Some(self.take(view, seg, resume))
+        Some(self.take(view, seg, by_scan))
     }
 
     fn min_valid_outside_window(&self, view: &GcView, pool: usize) -> u32 {
@@ -314,10 +383,10 @@ impl TwoRegion {
 }
 
 impl GcPolicy for TwoRegion {
-    fn select_victim(&mut self, view: &GcView, pool: u32) -> Option<u32> {
+    fn select_victim(&mut self, view: &GcView, pool: u32, min_invalid: u32) -> Option<u32> {
         let pool = pool as usize;
         if self.round_done() {
-            return self.first_victim(view, pool);
+            return self.first_victim(view, pool, min_invalid);
         }
         match self.extra_candidate(view, pool) {
             Some(seg) => {
@@ -325,7 +394,7 @@ impl GcPolicy for TwoRegion {
                 Some(self.take(view, seg, true))
             }
             // The mechanism still needs space: this round is over, start the next.
-            None => self.first_victim(view, pool),
+            None => self.first_victim(view, pool, min_invalid),
         }
     }
 
@@ -378,9 +447,10 @@ impl GcPolicy for TwoRegion {
         !self.round_done() && self.extra_candidate(view, pool).is_some()
     }
 
-    fn on_seal(&mut self, _view: &GcView, seg: u32) {
+    fn on_seal(&mut self, view: &GcView, seg: u32) {
         let pool = self.pool_of[seg as usize] as usize;
         debug_assert!(!self.listed[seg as usize]);
+        self.valid[seg as usize] = view.valid[seg as usize];
         self.lists.push_back(pool, seg);
         self.listed[seg as usize] = true;
         self.seal_seq[seg as usize] = self.next_seq;
@@ -394,14 +464,50 @@ impl GcPolicy for TwoRegion {
         self.fit_window(pool);
     }
 
+    #[inline]
+    fn on_invalidate(&mut self, seg: u32, valid_after: u32) {
+        if !self.listed[seg as usize] {
+            return;
+        }
+        self.valid[seg as usize] = valid_after;
+        let pool = self.pool_of[seg as usize] as usize;
+        if !self.in_window(pool, seg) {
+            for (i, &level) in self.levels.iter().enumerate() {
+                self.below[pool][i] += (valid_after == level) as u32;
+            }
+        }
+    }
+
     fn metrics(&self) -> Vec<(&'static str, u64)> {
-        vec![("fallback_victims", self.fallback_victims), ("extra_victims", self.extra_victims)]
+        vec![
+            ("first_victims", self.first_victims),
+            ("fallback_victims", self.fallback_victims),
+            ("extra_victims", self.extra_victims),
+        ]
     }
 
     fn validate(&self, view: &GcView) -> Result<(), String> {
         for seg in 0..view.layout.segments {
             if self.listed[seg as usize] != (view.state[seg as usize] == SegState::Sealed) {
-                return Err(format!("2r: segment {seg} listed {} but state {:?}", self.listed[seg as usize], view.state[seg as usize]));
+                return Err(format!(
+                    "2r: segment {seg} listed {} but state {:?}",
+                    self.listed[seg as usize], view.state[seg as usize]
+                ));
+            }
+            if self.listed[seg as usize] && self.valid[seg as usize] != view.valid[seg as usize] {
+                return Err(format!(
+                    "2r: segment {seg} has {} valid pages, tracked {}",
+                    view.valid[seg as usize], self.valid[seg as usize]
+                ));
+            }
+        }
+        for (i, &level) in self.levels.iter().enumerate() {
+            let want = self.count_below(level);
+            let have: Vec<u32> = self.below.iter().map(|b| b[i]).collect();
+            if want != have {
+                return Err(format!(
+                    "2r: segments outside the window with <= {level} valid pages: {want:?}, tracked {have:?}"
+                ));
             }
         }
         for pool in 0..self.sealed.len() {
@@ -448,7 +554,15 @@ mod tests {
 
     impl Bench {
         fn new(variant: Variant, params: &str) -> Self {
-            let geo = Geometry { channels: 1, chips_per_channel: 1, dies_per_chip: 1, planes_per_die: 1, blocks_per_plane: 20, pages_per_block: 10, page_size: 4096 };
+            let geo = Geometry {
+                channels: 1,
+                chips_per_channel: 1,
+                dies_per_chip: 1,
+                planes_per_die: 1,
+                blocks_per_plane: 20,
+                pages_per_block: 10,
+                page_size: 4096,
+            };
             let layout = Layout::new(geo, GcUnit::Block);
             let p = parse(&params.parse::<toml::Table>().unwrap()).unwrap();
             Bench {
@@ -461,19 +575,44 @@ mod tests {
             }
         }
         fn view(&self) -> GcView<'_> {
-            GcView { layout: &self.layout, valid: &self.valid, state: &self.state, stream: &self.stream, sealed_at: &self.sealed_at, now: 0 }
+            GcView {
+                layout: &self.layout,
+                valid: &self.valid,
+                state: &self.state,
+                stream: &self.stream,
+                sealed_at: &self.sealed_at,
+                now: 0,
+            }
         }
         /// Seal `seg` written by `stream` with `valid` valid pages.
         fn seal(&mut self, seg: u32, stream: u8, valid: u32) {
             self.valid[seg as usize] = valid;
             self.state[seg as usize] = SegState::Sealed;
             self.stream[seg as usize] = stream;
-            let v = GcView { layout: &self.layout, valid: &self.valid, state: &self.state, stream: &self.stream, sealed_at: &self.sealed_at, now: 0 };
+            let v = GcView {
+                layout: &self.layout,
+                valid: &self.valid,
+                state: &self.state,
+                stream: &self.stream,
+                sealed_at: &self.sealed_at,
+                now: 0,
+            };
             self.policy.on_seal(&v, seg);
         }
         fn select(&mut self) -> Option<u32> {
-            let v = GcView { layout: &self.layout, valid: &self.valid, state: &self.state, stream: &self.stream, sealed_at: &self.sealed_at, now: 0 };
-            let s = self.policy.select_victim(&v, 0)?;
+            self.select_freeing(0)
+        }
+        /// Select a victim that frees at least `min_invalid` pages.
+        fn select_freeing(&mut self, min_invalid: u32) -> Option<u32> {
+            let v = GcView {
+                layout: &self.layout,
+                valid: &self.valid,
+                state: &self.state,
+                stream: &self.stream,
+                sealed_at: &self.sealed_at,
+                now: 0,
+            };
+            let s = self.policy.select_victim(&v, 0, min_invalid)?;
             self.state[s as usize] = SegState::Free;
             self.valid[s as usize] = 0;
             Some(s)
@@ -580,8 +719,27 @@ mod tests {
     }
 
     #[test]
+    fn a_declined_round_changes_nothing() {
+        let mut b = Bench::new(Variant::TwoR, "");
+        for (seg, valid) in [(0, 9), (1, 8), (2, 10), (3, 9), (4, 8), (5, 9), (6, 9), (7, 9), (8, 1), (9, 0)] {
+            b.seal(seg, 0, valid);
+        }
+        // The fallback would take segment 1 (2 invalid pages): a round asking for 3 is declined.
+        assert_eq!(b.select_freeing(3), None);
+        assert_eq!((b.policy.fallback_victims, b.policy.first_victims, b.policy.sealed[0]), (0, 0, 10));
+        b.check();
+        assert_eq!(b.select_freeing(2), Some(1));
+        assert_eq!((b.policy.fallback_victims, b.policy.first_victims), (1, 1));
+    }
+
+    #[test]
     fn bad_parameters_are_rejected() {
-        for (text, key) in [("threshold = 0.0", "threshold"), ("window = 1.0", "window"), ("windw = 0.1", "windw"), ("fallback = \"lifo\"", "fallback")] {
+        for (text, key) in [
+            ("threshold = 0.0", "threshold"),
+            ("window = 1.0", "window"),
+            ("windw = 0.1", "windw"),
+            ("fallback = \"lifo\"", "fallback"),
+        ] {
             let err = parse(&text.parse::<toml::Table>().unwrap()).unwrap_err().to_string();
             assert!(err.contains(key), "{text}: {err}");
         }
