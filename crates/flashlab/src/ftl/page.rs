@@ -748,3 +748,113 @@ impl Ftl for PageFtl {
         self.policy.validate(&self.segs.view(self.counters.host_writes))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ftl::FtlConfig;
+    use crate::nand::{Geometry, Layout};
+
+    /// 4 planes x 40 blocks x 8 pages with line GC: 40 lines of 32 pages. The `femu` schedule
+    /// there: background GC at <= floor(0.25 * 40) = 10 free lines, victims need
+    /// floor(0.125 * 32) = 4 invalid pages, forced GC at <= floor(0.05 * 40) = 2 free lines.
+    fn femu_ftl(logical_pages: u64) -> PageFtl {
+        let geo = Geometry {
+            channels: 4,
+            chips_per_channel: 1,
+            dies_per_chip: 1,
+            planes_per_die: 1,
+            blocks_per_plane: 40,
+            pages_per_block: 8,
+            page_size: 4096,
+        };
+        let config = FtlConfig { gc_schedule: Some("femu".into()), gc_unit: GcUnit::Line, ..FtlConfig::default() };
+        let spec = FtlSpec {
+            layout: Layout::new(geo, GcUnit::Line),
+            logical_pages,
+            config: &config,
+            verify: false,
+            timing: None,
+        };
+        PageFtl::new(&spec).unwrap()
+    }
+
+    /// One host request: a page write, then the background work after it.
+    fn request(f: &mut PageFtl, lpn: u64) -> FtlCounters {
+        let before = f.counters;
+        f.write(lpn, 0, 0).unwrap();
+        f.after_request(0).unwrap();
+        f.validate().unwrap();
+        f.counters.minus(&before)
+    }
+
+    fn free(f: &PageFtl) -> u32 {
+        f.segs.free_count(0)
+    }
+
+    /// Most invalid pages in a sealed line.
+    fn most_invalid(f: &PageFtl) -> u32 {
+        let pps = f.segs.layout.pages_per_segment;
+        (0..f.segs.layout.segments)
+            .filter(|&s| f.segs.state[s as usize] == gc::SegState::Sealed)
+            .map(|s| pps - f.segs.valid[s as usize])
+            .max()
+            .unwrap_or(0)
+    }
+
+    #[test]
+    fn femu_collects_in_the_background_below_a_quarter_free_only_victims_with_an_eighth_invalid() {
+        let mut f = femu_ftl(1150);
+        // Sequential fill of 29 lines: free lines stay above 10, so no background round at all.
+        for lpn in 0..928 {
+            let d = request(&mut f, lpn);
+            assert!(free(&f) > 10, "lpn {lpn}");
+            assert_eq!((d.gc_rounds, d.gc_declined_rounds), (0, 0), "lpn {lpn}: no GC above 25% free lines");
+        }
+        // The 30th line opens: 10 free lines. Every line is fully valid: the round is declined.
+        let d = request(&mut f, 928);
+        assert_eq!((free(&f), d.gc_declined_rounds, d.gc_victims), (10, 1, 0));
+        // Three pages of line 0 invalid: still under an eighth of 32 pages, still declined.
+        for lpn in 0..3 {
+            let d = request(&mut f, lpn);
+            assert_eq!((d.gc_declined_rounds, d.gc_victims), (1, 0), "3 invalid < 4");
+        }
+        // The fourth invalid page: the next background round collects line 0 (28 valid pages move).
+        let d = request(&mut f, 3);
+        assert_eq!((d.gc_background_rounds, d.gc_victims, d.gc_copies), (1, 1, 28));
+        assert_eq!(f.segs.state[0], gc::SegState::Free, "line 0 was the victim");
+    }
+
+    #[test]
+    fn femu_forces_gc_at_five_percent_free_whatever_the_victim_frees() {
+        let mut f = femu_ftl(1150);
+        for lpn in 0..1150 {
+            request(&mut f, lpn);
+        }
+        // Overwrite at most three pages per line (never enough for a background victim) until
+        // free lines reach the forced level.
+        let mut forced = 0;
+        'outer: for i in 0..3 {
+            for line in 1..35u64 {
+                let before = free(&f);
+                let d = request(&mut f, line * 32 + i);
+                // At most 10 free lines, so background GC is asked after every request, and declined:
+                // no line frees an eighth.
+                assert!(most_invalid(&f) < 4 && free(&f) <= 10);
+                assert_eq!((d.gc_background_rounds, d.gc_declined_rounds), (0, 1));
+                let fg = d.gc_rounds - d.gc_background_rounds;
+                if fg > 0 {
+                    assert!(before <= 2, "forced GC only at <= 2 free lines (was {before})");
+                    assert!(d.gc_copies >= 29 * d.gc_victims, "forced victims may free less than an eighth: {d:?}");
+                    forced += fg;
+                }
+                assert!(free(&f) >= 2, "the forced level holds after every request");
+                if forced >= 3 {
+                    break 'outer;
+                }
+            }
+        }
+        assert!(forced >= 3, "forced GC ran {forced} times");
+        assert_eq!(f.counters.gc_background_rounds, 0, "no line ever had an eighth invalid");
+    }
+}

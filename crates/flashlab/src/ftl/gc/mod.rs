@@ -6,6 +6,7 @@
 //! (`ftl::page`), the same for every policy; *when* GC runs and how many victims a round takes
 //! is the GC schedule's decision (`ftl::schedule`).
 
+pub mod analytic;
 pub mod cost_benefit;
 pub mod fifo;
 pub mod greedy;
