@@ -759,6 +759,10 @@ mod tests {
     /// there: background GC at <= floor(0.25 * 40) = 10 free lines, victims need
     /// floor(0.125 * 32) = 4 invalid pages, forced GC at <= floor(0.05 * 40) = 2 free lines.
     fn femu_ftl(logical_pages: u64) -> PageFtl {
+        femu_ftl_timed(logical_pages, None)
+    }
+
+    fn femu_ftl_timed(logical_pages: u64, timing: Option<&crate::nand::TimingParams>) -> PageFtl {
         let geo = Geometry {
             channels: 4,
             chips_per_channel: 1,
@@ -774,7 +778,7 @@ mod tests {
             logical_pages,
             config: &config,
             verify: false,
-            timing: None,
+            timing,
         };
         PageFtl::new(&spec).unwrap()
     }
@@ -823,6 +827,34 @@ mod tests {
         let d = request(&mut f, 3);
         assert_eq!((d.gc_background_rounds, d.gc_victims, d.gc_copies), (1, 1, 28));
         assert_eq!(f.segs.state[0], gc::SegState::Free, "line 0 was the victim");
+    }
+
+    /// Timing mode: background GC occupies the planes it uses from the issue time of the request
+    /// it follows, so a read issued just after waits for it.
+    #[test]
+    fn background_gc_costs_time_and_a_later_read_queues_behind_it() {
+        let timing = crate::nand::TimingParams::default();
+        let read_after = |background: bool| {
+            let mut f = femu_ftl_timed(1150, Some(&timing));
+            let mut t = 0u64;
+            // The state of the test above just before line 0's fourth invalid page, one request per ms.
+            for lpn in (0..929).chain(0..3) {
+                t += 1_000_000;
+                f.write(lpn, 0, t).unwrap();
+                f.after_request(t).unwrap();
+            }
+            t += 1_000_000;
+            f.write(3, 0, t).unwrap();
+            if background {
+                assert!(f.after_request(t).unwrap(), "line 0 is collected in the background");
+            }
+            let read_at = t + 1_000;
+            f.read(500, read_at).unwrap().done_ns - read_at
+        };
+        let (idle, behind_gc) = (read_after(false), read_after(true));
+        // Line 0's erase alone (one block per plane, all four planes) outlasts an idle read.
+        let erase_ns = (timing.erase_us * 1e3) as u64;
+        assert!(idle < erase_ns / 4 && behind_gc > erase_ns, "read latency idle {idle} ns, behind background GC {behind_gc} ns");
     }
 
     #[test]
