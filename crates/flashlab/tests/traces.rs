@@ -520,6 +520,80 @@ fn full_shared_traces_match_their_published_counts() {
     }
 }
 
+/// The built-in OLTP excerpts (spatial samples of the captures) read with the counts their
+/// provenance states (`crates/flashlab/data/traces/PROVENANCE.md`; bytes summed with awk over
+/// the decompressed files).
+#[test]
+fn builtin_oltp_samples_have_their_documented_counts() {
+    for (name, counts, bytes, pages) in [
+        ("builtin:tpcc-mdb", [66_693, 37_670, 29_023], [617_185_280u64, 458_982_912u64], 3_432),
+        ("builtin:linkbench-mdb", [55_618, 30_897, 24_721], [506_216_448, 384_290_304], 9_351),
+    ] {
+        assert_eq!(
+            detect_format(Path::new(name)).ok(),
+            None,
+            "built-ins carry their format; nothing to detect on disk"
+        );
+        let s = stats(&opts(PathBuf::from(name), None), 4096).unwrap();
+        assert_eq!(s.format, "blkrq");
+        assert_eq!(
+            ([s.records, s.reads, s.writes], [s.read_bytes, s.write_bytes], s.footprint_pages),
+            (counts, bytes, pages),
+            "{name}"
+        );
+    }
+}
+
+/// The block_rq_issue captures of `shared/traces/oltp` and `shared/traces/fs` (format `blkrq`)
+/// against the statistics their capture scripts computed (`stats.json`, `NAME.stats.json`): an
+/// independent reading of the same files.
+#[test]
+fn shared_blkrq_captures_match_their_capture_statistics() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces");
+    if !root.is_dir() {
+        println!("skipped: {} is absent (it is not part of a fresh clone)", root.display());
+        return;
+    }
+    let read_json = |p: PathBuf| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(&p).expect("stats file")).expect("JSON")
+    };
+    let mut checked = 0;
+    // (trace, its statistics): OLTP keeps one list, the file-system captures one file each.
+    let mut cases: Vec<(PathBuf, serde_json::Value)> = Vec::new();
+    if let serde_json::Value::Array(list) = read_json(root.join("oltp/stats.json")) {
+        for v in list {
+            cases.push((root.join("oltp").join(v["file"].as_str().expect("file")), v));
+        }
+    }
+    for name in ["bonnie_1g", "iozone_like_1g", "randrw5050_2810m"] {
+        cases
+            .push((root.join(format!("fs/{name}.blk.txt.zst")), read_json(root.join(format!("fs/{name}.stats.json")))));
+    }
+    for (path, v) in cases {
+        let u = |k: &str| v[k].as_u64().unwrap_or_else(|| panic!("{}: no {k}", path.display()));
+        assert_eq!(detect_format(&path).unwrap(), "blkrq", "{}", path.display());
+        let s = stats(&opts(path.clone(), None), 4096).unwrap();
+        let pages =
+            v.get("footprint_pages_4k").or(v.get("footprint_4k_pages")).and_then(|x| x.as_u64()).expect("footprint");
+        assert_eq!([s.records, s.reads, s.writes], [u("records"), u("reads"), u("writes")], "{}", path.display());
+        assert_eq!([s.read_bytes, s.write_bytes], [u("bytes_read"), u("bytes_written")], "{}", path.display());
+        assert_eq!((s.footprint_pages, s.end_max - s.offset_min), (pages, u("lba_span_bytes")), "{}", path.display());
+        let span_us = v
+            .get("time_span_us")
+            .and_then(|x| x.as_f64())
+            .or(v.get("duration_s").and_then(|x| x.as_f64()).map(|d| d * 1e6))
+            .expect("span");
+        assert!(
+            (s.duration_ns as f64 / 1e3 - span_us).abs() < 1.0,
+            "{}: duration {} ns vs {span_us} µs",
+            path.display(),
+            s.duration_ns
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 6, "three OLTP and three file-system captures");
+}
+
 // ---- fuzzing: no input makes any reader panic -------------------------------------------------
 
 /// A small valid input for each registered format (a new format must add one here).
@@ -536,6 +610,7 @@ fn sample(format: &str) -> Vec<u8> {
         "cloudphysics" => "version,time,op,size,lbn\n1,5633898,2a,512,42932745\n1,5633899,28,4096,8\n",
         "systor" => "Timestamp,Response,IOType,LUN,Offset,Size\n1456095145.133076000,0.000806000,R,0,899056122368,131072\n",
         "tencent" => "1538323200,4247200,128,1,1058\n1538323199,13896880,128,0,1063\n",
+        "blkrq" => "# capture header | run_start=5\n25124 W 6583328768 4096\n30699 R 4437733376 512\n",
         "vscsi" => return vscsi_sample(),
         other => panic!("add a fuzz sample for trace format `{other}`"),
     };

@@ -20,11 +20,10 @@
 //! working directory), else the built-in excerpts.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
 
 use serde_json::json;
 
-use super::{run_all, Outcome, RunProgress, Scale};
+use super::{run_all, shared_traces, Outcome, RunProgress, Scale};
 use crate::config::Config;
 use crate::error::Error;
 use crate::plot::{bar_chart, line_chart, Bars, Line};
@@ -94,12 +93,6 @@ fn shares(scale: Scale) -> &'static [u32] {
         Scale::Quick => &[10, 30, 50, 70, 90],
         Scale::Paper => &[10, 20, 30, 40, 50, 60, 70, 80, 90],
     }
-}
-
-/// `shared/traces`, if it is there.
-fn shared_traces() -> Option<PathBuf> {
-    let dir = std::env::var_os("FLASHLAB_TRACES").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("../shared/traces"));
-    dir.is_dir().then_some(dir)
 }
 
 /// The trace path a workload runs at this scale, and whether it is the full file.

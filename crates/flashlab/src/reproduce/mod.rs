@@ -9,6 +9,7 @@ pub mod defrag;
 pub mod dwb;
 pub mod html;
 pub mod two_r_pp;
+pub mod verdict;
 pub mod vsegment;
 pub mod wadpm;
 
@@ -18,6 +19,15 @@ use std::sync::Mutex;
 use crate::config::Config;
 use crate::error::Error;
 use crate::results::Results;
+
+/// The project's shared trace folder (`FLASHLAB_TRACES`, else `../shared/traces` from the
+/// working directory), if it is there: paper-scale rows replay its full files.
+pub(crate) fn shared_traces() -> Option<std::path::PathBuf> {
+    let dir = std::env::var_os("FLASHLAB_TRACES")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::PathBuf::from("../shared/traces"));
+    dir.is_dir().then_some(dir)
+}
 
 /// How big to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]

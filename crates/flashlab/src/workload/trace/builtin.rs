@@ -32,6 +32,18 @@ pub const BUILTINS: &[Builtin] = &[
         about: "UMass/SPC Financial1 sample shipped with SSDsim (10,000 requests; 59% writes)",
         bytes: include_bytes!("../../../data/traces/financial1-10k.zst"),
     },
+    Builtin {
+        name: "tpcc-mdb",
+        format: "blkrq",
+        about: "TPC-C on MariaDB/InnoDB (block_rq_issue capture), 1/128 spatial sample: 66,693 requests, 33 writes per page",
+        bytes: include_bytes!("../../../data/traces/tpcc-mdb-s128.blk.zst"),
+    },
+    Builtin {
+        name: "linkbench-mdb",
+        format: "blkrq",
+        about: "LinkBench on MariaDB/InnoDB (block_rq_issue capture), 1/64 spatial sample: 55,618 requests, 10 writes per page",
+        bytes: include_bytes!("../../../data/traces/linkbench-mdb-s64.blk.zst"),
+    },
 ];
 
 pub fn names() -> Vec<&'static str> {

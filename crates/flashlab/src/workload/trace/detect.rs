@@ -10,7 +10,8 @@
 //! 3. first token `major,minor` (digits,digits) followed by at least 6 more tokens → `blkparse`.
 //! 4. comma-separated: 7 fields with `Read`/`Write` 4th → `msr`; 5 fields with `r`/`w` 4th →
 //!    `spc`; 5 integer fields with `0`/`1` 4th → `tencent`.
-//! 5. space-separated: 8 fields with `D`/`C` 2nd and `read`/`write`/`discard` 3rd → `wiscsee`.
+//! 5. space-separated: 8 fields with `D`/`C` 2nd and `read`/`write`/`discard` 3rd → `wiscsee`;
+//!    a `#` header line followed by 4 fields `number R|W integer integer` → `blkrq`.
 //! 6. space-separated, 5 numeric fields (DiskSim, MQSim and SSDsim all look like this; the
 //!    documented tie-break): a decimal point in any sampled time → `disksim` (DiskSim times are
 //!    fractional ms); else extension `.ascii` (SSDsim's convention) → `ssdsim`; else `mqsim`
@@ -55,6 +56,9 @@ fn sniff(sample: &[Vec<u8>], ext: &str) -> Result<&'static str, String> {
     if first.contains(&0) || std::str::from_utf8(first).is_err() {
         return Err("the first line is binary data (binary VSCSI traces need the .vscsi extension)".into());
     }
+    if first.first() == Some(&b'#') && sample.get(1).is_some_and(|l| is_blkrq_record(l)) {
+        return Ok("blkrq");
+    }
     if let Some(name) = header(first) {
         return Ok(name);
     }
@@ -94,6 +98,12 @@ fn header(first: &[u8]) -> Option<&'static str> {
     let all_known = line.split(|&b| b == b',').all(|n| names.iter().any(|k| is(n, k)));
     let has = |k: &str| line.split(|&b| b == b',').any(|n| is(n, k));
     (all_known && has("op") && has("offset") && has("size")).then_some("csv")
+}
+
+/// `time_us R|W offset length`, as the `block_rq_issue` captures write them.
+fn is_blkrq_record(line: &[u8]) -> bool {
+    let (t, n) = split::<5>(line, Sep::Space);
+    n == 4 && number(t[0]) && matches!(t[1], b"R" | b"W") && parse_u64(t[2]).is_some() && parse_u64(t[3]).is_some()
 }
 
 /// `digits,digits`.
@@ -146,6 +156,7 @@ mod tests {
             (&["0 5 174224064 16 1", "0.221 5 162947904 16 1"], "", "disksim"),
             (&["0 0 303567 7 0"], "ascii", "ssdsim"),
             (&["938513000 4 264719034 16 0"], "trace", "mqsim"),
+            (&["# tpcc_mdb_w10: TPC-C ... | dropped flush/empty=437235", "25124 W 6583328768 4096"], "txt", "blkrq"),
         ];
         for (lines, ext, want) in cases {
             assert_eq!(check(lines, ext), Ok(*want), "{lines:?}");
@@ -158,5 +169,6 @@ mod tests {
         assert!(check(&["hello world"], "").is_err());
         assert!(check(&["\u{0}\u{1}binary"], "").unwrap_err().contains("binary"));
         assert!(check(&["op,offset"], "").is_err());
+        assert!(check(&["# a comment", "hello world"], "").is_err(), "a header alone is not a blkrq trace");
     }
 }

@@ -24,6 +24,7 @@
 
 mod ascii;
 mod blkparse;
+mod blkrq;
 pub mod builtin;
 mod cloudphysics;
 mod detect;
@@ -220,6 +221,7 @@ pub const FORMATS: &[FormatEntry] = &[
     vscsi::FORMAT,
     systor::FORMAT,
     tencent::FORMAT,
+    blkrq::FORMAT,
 ];
 
 /// The names of every registered format, in registry order.
