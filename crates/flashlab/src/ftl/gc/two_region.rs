@@ -542,6 +542,18 @@ mod tests {
     use super::*;
     use crate::nand::{GcUnit, Geometry};
 
+    /// A view of the bench's fields (a function of the fields, not of the bench, so the policy
+    /// can be borrowed mutably beside it).
+    fn view_of<'a>(
+        layout: &'a Layout,
+        valid: &'a [u32],
+        state: &'a [SegState],
+        stream: &'a [u8],
+        sealed_at: &'a [u64],
+    ) -> GcView<'a> {
+        GcView { layout, valid, state, stream, sealed_at, now: 0 }
+    }
+
     /// One plane of 20 blocks x 10 pages: one pool, segment = block.
     struct Bench {
         layout: Layout,
@@ -575,28 +587,14 @@ mod tests {
             }
         }
         fn view(&self) -> GcView<'_> {
-            GcView {
-                layout: &self.layout,
-                valid: &self.valid,
-                state: &self.state,
-                stream: &self.stream,
-                sealed_at: &self.sealed_at,
-                now: 0,
-            }
+            view_of(&self.layout, &self.valid, &self.state, &self.stream, &self.sealed_at)
         }
         /// Seal `seg` written by `stream` with `valid` valid pages.
         fn seal(&mut self, seg: u32, stream: u8, valid: u32) {
             self.valid[seg as usize] = valid;
             self.state[seg as usize] = SegState::Sealed;
             self.stream[seg as usize] = stream;
-            let v = GcView {
-                layout: &self.layout,
-                valid: &self.valid,
-                state: &self.state,
-                stream: &self.stream,
-                sealed_at: &self.sealed_at,
-                now: 0,
-            };
+            let v = view_of(&self.layout, &self.valid, &self.state, &self.stream, &self.sealed_at);
             self.policy.on_seal(&v, seg);
         }
         fn select(&mut self) -> Option<u32> {
@@ -604,14 +602,7 @@ mod tests {
         }
         /// Select a victim that frees at least `min_invalid` pages.
         fn select_freeing(&mut self, min_invalid: u32) -> Option<u32> {
-            let v = GcView {
-                layout: &self.layout,
-                valid: &self.valid,
-                state: &self.state,
-                stream: &self.stream,
-                sealed_at: &self.sealed_at,
-                now: 0,
-            };
+            let v = view_of(&self.layout, &self.valid, &self.state, &self.stream, &self.sealed_at);
             let s = self.policy.select_victim(&v, 0, min_invalid)?;
             self.state[s as usize] = SegState::Free;
             self.valid[s as usize] = 0;
