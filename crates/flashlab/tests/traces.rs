@@ -247,6 +247,9 @@ fn malformed_lines_name_file_line_and_field() {
         ("bad.csv", "csv", "op,offset,size\nW,0,1\nW,0,0\n", ":3: field `size`: size 0"),
         ("bad.cp.csv", "cloudphysics", "version,time,op,size,lbn\n1,1,28,512,0\n1,1,2a,512,-4\n", ":3: field `lbn`"),
         ("bad.tencent", "tencent", "1,0,8,0,1\n1,0,8,0,1\n1,0,8,0,x\n", ":3: field `volume_id`"),
+        ("bad.blk.txt", "blkrq", "# capture\n1 W 0 4096\n2 D 0 4096\n", ":3: field `op`: `D` is not R or W"),
+        ("zero.blk.txt", "blkrq", "# capture\n1 W 0 4096\n2 W 512 0\n", ":3: field `length_bytes`"),
+        ("hex.blk.txt", "blkrq", "# capture\n1 W 0x10 4096\n", ":2: field `offset_bytes`"),
         (
             "cut.systor",
             "systor",
@@ -258,6 +261,42 @@ fn malformed_lines_name_file_line_and_field() {
         let msg = read_text(file, format, text);
         assert!(msg.contains(file) && msg.contains(want), "{file}: {msg}");
     }
+}
+
+/// A `block:block_rq_issue` capture (format `blkrq`), plain and zstd-compressed as the shared
+/// captures are: detected from its content, read exactly as written (times in µs, relative to
+/// the first record), the `#` header carrying no request, 512-byte redo writes kept as they are.
+#[test]
+fn blkrq_capture_is_detected_and_read_as_written() {
+    let text = "# tpcc_mdb_w10: TPC-C | phase markers: load_start=0 load_end=113441099 run_start=113449129 run_end=1913532268 | dropped flush/empty=437235\n\
+                25124 W 6583328768 4096\n\
+                25124 W 6583332864 16384\n\
+                30699.5 R 4437733376 16384\n\
+                31000 W 1073741824 512\n";
+    let plain = scratch("inline.blk.txt");
+    std::fs::write(&plain, text).expect("write temp");
+    let zst = scratch("inline.blk.txt.zst");
+    std::fs::write(&zst, zstd::encode_all(text.as_bytes(), 19).expect("compress")).expect("write temp");
+    let want = vec![
+        req(0, Op::Write, 6_583_328_768, 4096),
+        req(0, Op::Write, 6_583_332_864, 16_384),
+        req(5_575_500, Op::Read, 4_437_733_376, 16_384),
+        req(5_876_000, Op::Write, 1_073_741_824, 512),
+    ];
+    for path in [plain, zst] {
+        assert_eq!(detect_format(&path).expect("detect"), "blkrq", "{}", path.display());
+        assert_eq!(read_all(&opts(path.clone(), None)).expect("read"), want, "{}", path.display());
+        let s = stats(&opts(path.clone(), None), 4096).expect("stats");
+        assert_eq!((s.records, s.reads, s.writes, s.duration_ns), (4, 1, 3, 5_876_000), "{}", path.display());
+        assert_eq!(s.devices, None, "no device column");
+    }
+    // Times are µs: no `time_unit` override, and no device filter.
+    let mut o = opts(scratch("inline.blk.txt"), None);
+    o.time_unit = Some("ns".into());
+    assert!(err_text(read_all(&o)).contains("fixed time unit"));
+    let mut o = opts(scratch("inline.blk.txt"), None);
+    o.device = Some(0);
+    assert!(err_text(read_all(&o)).contains("no device column"));
 }
 
 #[test]

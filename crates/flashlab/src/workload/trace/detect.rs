@@ -11,7 +11,8 @@
 //! 4. comma-separated: 7 fields with `Read`/`Write` 4th → `msr`; 5 fields with `r`/`w` 4th →
 //!    `spc`; 5 integer fields with `0`/`1` 4th → `tencent`.
 //! 5. space-separated: 8 fields with `D`/`C` 2nd and `read`/`write`/`discard` 3rd → `wiscsee`;
-//!    a `#` header line followed by 4 fields `number R|W integer integer` → `blkrq`.
+//!    `#` header lines (one in the captures; any number the sample holds) followed by 4 fields
+//!    `number R|W integer integer` → `blkrq`.
 //! 6. space-separated, 5 numeric fields (DiskSim, MQSim and SSDsim all look like this; the
 //!    documented tie-break): a decimal point in any sampled time → `disksim` (DiskSim times are
 //!    fractional ms); else extension `.ascii` (SSDsim's convention) → `ssdsim`; else `mqsim`
@@ -56,7 +57,9 @@ fn sniff(sample: &[Vec<u8>], ext: &str) -> Result<&'static str, String> {
     if first.contains(&0) || std::str::from_utf8(first).is_err() {
         return Err("the first line is binary data (binary VSCSI traces need the .vscsi extension)".into());
     }
-    if first.first() == Some(&b'#') && sample.get(1).is_some_and(|l| is_blkrq_record(l)) {
+    if first.first() == Some(&b'#')
+        && sample.iter().find(|l| l.first() != Some(&b'#')).is_some_and(|l| is_blkrq_record(l))
+    {
         return Ok("blkrq");
     }
     if let Some(name) = header(first) {
@@ -157,6 +160,7 @@ mod tests {
             (&["0 0 303567 7 0"], "ascii", "ssdsim"),
             (&["938513000 4 264719034 16 0"], "trace", "mqsim"),
             (&["# tpcc_mdb_w10: TPC-C ... | dropped flush/empty=437235", "25124 W 6583328768 4096"], "txt", "blkrq"),
+            (&["# header", "# more header", "0.5 R 0 512"], "", "blkrq"),
         ];
         for (lines, ext, want) in cases {
             assert_eq!(check(lines, ext), Ok(*want), "{lines:?}");
@@ -170,5 +174,7 @@ mod tests {
         assert!(check(&["\u{0}\u{1}binary"], "").unwrap_err().contains("binary"));
         assert!(check(&["op,offset"], "").is_err());
         assert!(check(&["# a comment", "hello world"], "").is_err(), "a header alone is not a blkrq trace");
+        assert!(check(&["# a comment", "# another"], "").is_err(), "nothing but `#` lines");
+        assert!(check(&["25124 W 6583328768 4096"], "").is_err(), "the captures' records come after a `#` header");
     }
 }
