@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 
-/// Raw counts describing a device. Validated by [`Geometry::new`].
+/// Raw counts describing a device. Validated by [`Geometry::validate`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Geometry {
     pub channels: u32,

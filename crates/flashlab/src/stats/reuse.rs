@@ -7,7 +7,7 @@
 //! A Fenwick tree over access times holds a 1 at each page's latest access; the distance of a
 //! re-access at time t to a page last seen at t0 is the sum over (t0, t). O(log n) per access;
 //! the tree doubles (rebuilt from the latest-access map) when time outgrows it. Distances are
-//! kept in power-of-two buckets, so [`ReuseDistance::within`] is exact for power-of-two sizes.
+//! kept in power-of-two buckets, so [`ReuseSummary::within`] is exact for power-of-two sizes.
 
 use crate::fastmap::FastMap;
 

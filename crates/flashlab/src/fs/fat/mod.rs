@@ -1,6 +1,6 @@
 //! A FAT16/FAT32 file system model that writes real FAT structures through a
 //! [`BlockDevice`], so its images pass `fsck.fat -n` and read with mtools (`tests/fat.rs`).
-//! Layout per Microsoft's "FAT: General Overview of On-Disk Format" v1.03 ([`layout`]).
+//! Layout per Microsoft's "FAT: General Overview of On-Disk Format" v1.03 (module `layout`).
 //!
 //! Scope: 8.3 upper-case names only (no long-name entries), one fixed timestamp
 //! (2024-01-01 00:00) so images are deterministic, files below 4 GiB, a file open at most once.
@@ -9,13 +9,13 @@
 //! fixed order, with no deferred writes (the simulator counts these writes):
 //! - data: per cluster touched, one write of the sectors the range covers (a partly covered
 //!   sector of an existing cluster is read first; a fresh cluster's tail is zero-filled);
-//! - FAT: the changed FAT sectors, ascending, to copy 1 and then copy 2 ([`table`]);
+//! - FAT: the changed FAT sectors, ascending, to copy 1 and then copy 2 (module `table`);
 //! - directory: the one sector holding the changed 32-byte entry.
 //!
 //! Orders: `write`/`append`: data, FAT, directory entry (size, first cluster) — a crash never
 //! exposes a link to unwritten data. `create`: [directory growth: zeroed cluster, FAT], entry.
 //! `mkdir`: [parent growth], new cluster with `.`/`..`, FAT, entry. `delete`/`rmdir`: entry
-//! (marked 0xE5), then FAT (chain freed). `relocate`: see [`defrag`].
+//! (marked 0xE5), then FAT (chain freed). `relocate`: see module `defrag`.
 //! FAT32's FSInfo keeps its free count only while clean: [`FatFs::sync`] writes the exact
 //! count; the first FAT change after that (or after mounting a volume with a count) first
 //! rewrites FSInfo as "unknown" (one sector write), which `fsck.fat` accepts.

@@ -5,7 +5,7 @@
 //!
 //! Pipeline: `input` opens the file and undoes `.gz` / `.zst` / `.bz2` compression (by file name
 //! and magic bytes) → a format's `Source` parses records (`lines` holds the shared line reader
-//! and field parsers) → [`Reader`] applies the device filter and turns raw timestamps into ns
+//! and field parsers) → `Reader` applies the device filter and turns raw timestamps into ns
 //! relative to the first record kept, times `time_scale`. Everything streams: memory is O(1) in
 //! the trace length (one line buffer per reader).
 //!
