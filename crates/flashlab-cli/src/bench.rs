@@ -14,7 +14,8 @@ use flashlab::{sim, workload::trace};
 use crate::{load_config, Bar};
 
 pub fn run(quick: bool, quiet: bool) -> Result<()> {
-    let sets: Vec<String> = if quick { vec!["workload.volume_ratio=0.5".into(), "precondition.overwrite=0.0".into()] } else { vec![] };
+    let sets: Vec<String> =
+        if quick { vec!["workload.volume_ratio=0.5".into(), "precondition.overwrite=0.0".into()] } else { vec![] };
     let flags = sets.iter().map(|s| format!(" --set {s}")).collect::<String>();
     for preset in ["bench-accounting", "bench-timing"] {
         let cfg = load_config(preset, &sets)?;
@@ -43,7 +44,9 @@ fn memory(sets: &[String], flags: &str) -> Result<()> {
     let out = cmd.output().context("running the memory probe")?;
     let text = String::from_utf8_lossy(&out.stdout);
     let mut it = text.split_whitespace();
-    let (Some(rss), Some(pages)) = (it.next().and_then(|v| v.parse::<f64>().ok()), it.next().and_then(|v| v.parse::<f64>().ok())) else {
+    let (Some(rss), Some(pages)) =
+        (it.next().and_then(|v| v.parse::<f64>().ok()), it.next().and_then(|v| v.parse::<f64>().ok()))
+    else {
         crate::emit("memory            peak RSS not available on this platform".to_string());
         return Ok(());
     };
@@ -61,7 +64,10 @@ pub fn peak_rss(preset: &str, sets: &[String]) -> Result<()> {
     let cfg = load_config(preset, sets)?;
     let r = sim::run(&cfg, &mut sim::Quiet)?;
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let kb = status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok());
+    let kb = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok());
     if let Some(kb) = kb {
         crate::emit(format!("{} {}", kb * 1024, r.device.physical_bytes / r.device.page_size));
     }

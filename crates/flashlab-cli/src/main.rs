@@ -134,7 +134,11 @@ fn real_main() -> Result<()> {
             run(&config, &out, &sets, quiet)
         }
         Cmd::Trace { cmd: TraceCmd::Stats { file, format, device, page_size, json } } => {
-            let opts = flashlab::workload::trace::TraceOptions { format, device, ..flashlab::workload::trace::TraceOptions::new(file) };
+            let opts = flashlab::workload::trace::TraceOptions {
+                format,
+                device,
+                ..flashlab::workload::trace::TraceOptions::new(file)
+            };
             let stats = flashlab::workload::trace::stats(&opts, page_size)?;
             if json {
                 emit(serde_json::to_string_pretty(&stats)?.to_string());
@@ -193,7 +197,12 @@ fn reproduce(name: &str, scale: &str, out: &Path, threads: Option<usize>, quiet:
     if name == "all" {
         let sections: Vec<html::Section> = reports
             .iter()
-            .map(|(r, md, files)| html::Section { name: r.name, about: r.about, report_md: md, downloads: files.clone() })
+            .map(|(r, md, files)| html::Section {
+                name: r.name,
+                about: r.about,
+                report_md: md,
+                downloads: files.clone(),
+            })
             .collect();
         let intro = format!(
             "Every registered reproduction at {} scale: the paper's figures beside ours, plots, and where we agree and differ.",
@@ -249,7 +258,13 @@ fn reproduce_one(
             downloads.push(file.clone());
         }
     }
-    emit(format!("{:<12} {} files in {} ({:.1} s)", repro.name, 2 + outcome.files.len(), dir.display(), t.elapsed().as_secs_f64()));
+    emit(format!(
+        "{:<12} {} files in {} ({:.1} s)",
+        repro.name,
+        2 + outcome.files.len(),
+        dir.display(),
+        t.elapsed().as_secs_f64()
+    ));
     emit(format!("report       {}", dir.join("report.md").display()));
     Ok((outcome.report_md, downloads))
 }

@@ -34,7 +34,9 @@ fn json_to_toml(v: serde_json::Value, field: &str, source: &str) -> PyResult<tom
     use serde_json::Value as J;
     Ok(match v {
         J::Null => {
-            return Err(FlashlabError::new_err(format!("{source}: field `{field}`: None has no TOML form (leave the key out)")))
+            return Err(FlashlabError::new_err(format!(
+                "{source}: field `{field}`: None has no TOML form (leave the key out)"
+            )))
         }
         J::Bool(b) => toml::Value::Boolean(b),
         J::Number(n) => match n.as_i64() {
@@ -210,8 +212,18 @@ fn run(
 /// Statistics of a trace file (`flashlab trace stats --json`).
 #[pyfunction]
 #[pyo3(signature = (path, format=None, device=None, page_size=4096))]
-fn trace_stats(py: Python<'_>, path: &str, format: Option<String>, device: Option<u64>, page_size: u64) -> PyResult<String> {
-    let opts = flashlab::workload::trace::TraceOptions { format, device, ..flashlab::workload::trace::TraceOptions::new(path) };
+fn trace_stats(
+    py: Python<'_>,
+    path: &str,
+    format: Option<String>,
+    device: Option<u64>,
+    page_size: u64,
+) -> PyResult<String> {
+    let opts = flashlab::workload::trace::TraceOptions {
+        format,
+        device,
+        ..flashlab::workload::trace::TraceOptions::new(path)
+    };
     let stats = py.detach(|| flashlab::workload::trace::stats(&opts, page_size)).map_err(to_py)?;
     serde_json::to_string(&stats).map_err(|e| FlashlabError::new_err(e.to_string()))
 }
@@ -219,10 +231,7 @@ fn trace_stats(py: Python<'_>, path: &str, format: Option<String>, device: Optio
 /// Every registry: `[(id, title, [(name, about), ...]), ...]`.
 #[pyfunction]
 fn registries() -> Vec<(String, String, Vec<(String, String)>)> {
-    flashlab::catalog::registries()
-        .into_iter()
-        .map(|r| (r.id.to_string(), r.title.to_string(), r.entries))
-        .collect()
+    flashlab::catalog::registries().into_iter().map(|r| (r.id.to_string(), r.title.to_string(), r.entries)).collect()
 }
 
 /// The embedded presets: `[(name, about), ...]`.

@@ -146,7 +146,10 @@ pub fn results_plots(v: &serde_json::Value) -> Result<Vec<(String, String)>, Str
             &format!("Running WAF: {name}"),
             "progress (% of host page writes)",
             "WAF",
-            &[Line { name: "per interval".into(), points: pts("running_waf") }, Line { name: "cumulative".into(), points: pts("cumulative_waf") }],
+            &[
+                Line { name: "per interval".into(), points: pts("running_waf") },
+                Line { name: "cumulative".into(), points: pts("cumulative_waf") },
+            ],
             Some(0.0),
         ),
     )];
@@ -158,12 +161,16 @@ pub fn results_plots(v: &serde_json::Value) -> Result<Vec<(String, String)>, Str
             .iter()
             .filter_map(|op| {
                 let cdf = lat.get(&format!("{op}_cdf"))?.as_array()?;
-                let points: Vec<(f64, f64)> = cdf.iter().filter_map(|p| Some((p[0].as_f64()?, p[1].as_f64()?))).collect();
+                let points: Vec<(f64, f64)> =
+                    cdf.iter().filter_map(|p| Some((p[0].as_f64()?, p[1].as_f64()?))).collect();
                 (!points.is_empty()).then(|| Line { name: op.to_string(), points })
             })
             .collect();
         if !lines.is_empty() {
-            out.push(("latency-cdf.svg".into(), cdf_chart(&format!("Latency CDF: {name}"), "latency (µs, log scale)", &lines)));
+            out.push((
+                "latency-cdf.svg".into(),
+                cdf_chart(&format!("Latency CDF: {name}"), "latency (µs, log scale)", &lines),
+            ));
         }
     }
     Ok(out)
@@ -182,10 +189,19 @@ fn wear_chart(name: &str, pairs: &[(u64, u64)]) -> String {
     let categories = (0..bins)
         .map(|i| {
             let a = lo + i as u64 * width;
-            if width == 1 { a.to_string() } else { format!("{a}-{}", a + width - 1) }
+            if width == 1 {
+                a.to_string()
+            } else {
+                format!("{a}-{}", a + width - 1)
+            }
         })
         .collect();
-    let bars = Bars { x_label: "erases per block".into(), categories, series: vec![("blocks".into(), counts)], stacked: false };
+    let bars = Bars {
+        x_label: "erases per block".into(),
+        categories,
+        series: vec![("blocks".into(), counts)],
+        stacked: false,
+    };
     bar_chart(&format!("Erase counts per block: {name}"), "blocks", &bars)
 }
 
@@ -216,7 +232,11 @@ fn draw_bars<DB: DrawingBackend>(
     let totals: Vec<f64> = (0..n)
         .map(|c| {
             let vals = bars.series.iter().map(|(_, v)| v.get(c).copied().unwrap_or(0.0));
-            if bars.stacked { vals.sum() } else { vals.fold(0.0, f64::max) }
+            if bars.stacked {
+                vals.sum()
+            } else {
+                vals.fold(0.0, f64::max)
+            }
         })
         .collect();
     // Headroom above the tallest bar for the legend.
@@ -235,7 +255,11 @@ fn draw_bars<DB: DrawingBackend>(
         .x_labels(n * 2 + 1)
         .x_label_formatter(&|x| {
             let i = x.floor() as usize;
-            if (x - i as f64 - 0.5).abs() < 1e-6 { cats.get(i).cloned().unwrap_or_default() } else { String::new() }
+            if (x - i as f64 - 0.5).abs() < 1e-6 {
+                cats.get(i).cloned().unwrap_or_default()
+            } else {
+                String::new()
+            }
         })
         .x_desc(bars.x_label.as_str())
         .y_desc(y_label)

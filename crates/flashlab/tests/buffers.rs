@@ -9,10 +9,28 @@ use flashlab::units::ByteSize;
 
 /// A 4-page buffer in front of a small page-mapped FTL, verify and check modes on.
 fn device(policy: &str) -> Device {
-    let geo = Geometry { channels: 1, chips_per_channel: 1, dies_per_chip: 1, planes_per_die: 1, blocks_per_plane: 32, pages_per_block: 8, page_size: 4096 };
+    let geo = Geometry {
+        channels: 1,
+        chips_per_channel: 1,
+        dies_per_chip: 1,
+        planes_per_die: 1,
+        blocks_per_plane: 32,
+        pages_per_block: 8,
+        page_size: 4096,
+    };
     let cfg = FtlConfig::default();
-    let spec = FtlSpec { layout: Layout::new(geo, GcUnit::Block), logical_pages: 128, config: &cfg, verify: true, timing: None };
-    let b = buffer::build(&BufferConfig::dram(policy, if policy == "none" { 0 } else { 4 * 4096 }), &buffer::BufferContext { page_size: 4096, pages_per_block: 8 }).unwrap();
+    let spec = FtlSpec {
+        layout: Layout::new(geo, GcUnit::Block),
+        logical_pages: 128,
+        config: &cfg,
+        verify: true,
+        timing: None,
+    };
+    let b = buffer::build(
+        &BufferConfig::dram(policy, if policy == "none" { 0 } else { 4 * 4096 }),
+        &buffer::BufferContext { page_size: 4096, pages_per_block: 8 },
+    )
+    .unwrap();
     Device::new(b, ftl::build(&spec).unwrap(), 4096, true, true)
 }
 
@@ -86,7 +104,11 @@ fn lru_thrashes_on_a_loop_one_page_too_large() {
 
 #[test]
 fn buffers_need_a_dram_size() {
-    let err = buffer::build(&BufferConfig::dram("lru", 0), &buffer::BufferContext { page_size: 4096, pages_per_block: 8 }).err().unwrap().to_string();
+    let err =
+        buffer::build(&BufferConfig::dram("lru", 0), &buffer::BufferContext { page_size: 4096, pages_per_block: 8 })
+            .err()
+            .unwrap()
+            .to_string();
     assert!(err.contains("buffer.dram"), "{err}");
 }
 
@@ -126,9 +148,23 @@ fn fab_evicts_the_largest_block_group_lru_among_ties() {
 /// A buffer of `dram` DRAM pages and `nvram` NVRAM pages (0: none) in front of a small
 /// page-mapped FTL with `ppb` pages per block, verify and check modes on.
 fn device_with(policy: &str, dram: u64, nvram: u64, ppb: u32, tweak: impl FnOnce(&mut BufferConfig)) -> Device {
-    let geo = Geometry { channels: 1, chips_per_channel: 1, dies_per_chip: 1, planes_per_die: 1, blocks_per_plane: 256 / ppb, pages_per_block: ppb, page_size: 4096 };
+    let geo = Geometry {
+        channels: 1,
+        chips_per_channel: 1,
+        dies_per_chip: 1,
+        planes_per_die: 1,
+        blocks_per_plane: 256 / ppb,
+        pages_per_block: ppb,
+        page_size: 4096,
+    };
     let cfg = FtlConfig::default();
-    let spec = FtlSpec { layout: Layout::new(geo, GcUnit::Block), logical_pages: 128, config: &cfg, verify: true, timing: None };
+    let spec = FtlSpec {
+        layout: Layout::new(geo, GcUnit::Block),
+        logical_pages: 128,
+        config: &cfg,
+        verify: true,
+        timing: None,
+    };
     let held = policy != "none";
     let mut bc = BufferConfig::dram(policy, if held { dram * 4096 } else { 0 });
     bc.nvram = ByteSize(if held { nvram * 4096 } else { 0 });
@@ -339,7 +375,9 @@ fn crash_loses_exactly_the_dram_only_dirty_pages() {
         match policy {
             "none" => assert!(lost.is_empty()),
             "cbm" => assert!(lost.is_empty() && !kept.is_empty(), "CBM keeps writes in NVRAM only"),
-            "dwb" => assert!(!lost.is_empty() && !kept.is_empty(), "DWB: recent writes in DRAM, migrated ones in NVRAM"),
+            "dwb" => {
+                assert!(!lost.is_empty() && !kept.is_empty(), "DWB: recent writes in DRAM, migrated ones in NVRAM")
+            }
             _ => assert!(!lost.is_empty() && kept.is_empty(), "{policy}: all in DRAM"),
         }
         // The same buffer in NVRAM loses nothing.
@@ -359,11 +397,13 @@ fn buffer_options_apply_only_where_they_mean_something() {
     let err = |bc: BufferConfig| buffer::build(&bc, &ctx).err().expect("an error").to_string();
     assert!(err(BufferConfig::dram("none", 4096)).contains("buffer.dram"));
     assert!(err(BufferConfig { padding: Some(false), ..BufferConfig::dram("lru", 4096) }).contains("buffer.padding"));
-    assert!(err(BufferConfig { block_threshold: Some(2), ..BufferConfig::dram("dwb", 4096) }).contains("buffer.block_threshold"));
+    assert!(err(BufferConfig { block_threshold: Some(2), ..BufferConfig::dram("dwb", 4096) })
+        .contains("buffer.block_threshold"));
     assert!(err(BufferConfig::dram("lru", 4097)).contains("whole number of 4096-byte pages"));
     assert!(err(BufferConfig { nvram: ByteSize(4096), ..BufferConfig::dram("lru", 4096) }).contains("not both"));
     assert!(err(BufferConfig::dram("dwb", 4096)).contains("buffer.nvram"));
-    assert!(err(BufferConfig { block_threshold: Some(9), nvram: ByteSize(4096), ..BufferConfig::dram("cbm", 4096) }).contains("1..=8"));
+    assert!(err(BufferConfig { block_threshold: Some(9), nvram: ByteSize(4096), ..BufferConfig::dram("cbm", 4096) })
+        .contains("1..=8"));
     assert!(buffer::build(&BufferConfig { padding: Some(false), ..BufferConfig::dram("bplru", 4096) }, &ctx).is_ok());
 }
 
@@ -403,6 +443,9 @@ fn compact_addresses_change_nothing_a_buffer_sees() {
         let wrapped = run(policy, "2GiB", 137, "wrap", "builtin:cloudphysics").unwrap();
         assert_ne!(raw.buffer.counters, wrapped.buffer.counters, "{policy}: wrapping aliases distinct pages");
     }
-    let err = run("lru", "2GiB", 137, "compact", "builtin:msnfs").map(|_| ()).expect_err("MSN-FS touches 6 GiB of blocks").to_string();
+    let err = run("lru", "2GiB", 137, "compact", "builtin:msnfs")
+        .map(|_| ())
+        .expect_err("MSN-FS touches 6 GiB of blocks")
+        .to_string();
     assert!(err.contains("host.out_of_range") && err.contains("larger device"), "{err}");
 }

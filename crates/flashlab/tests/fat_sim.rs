@@ -17,12 +17,34 @@ use flashlab::nand::{GcUnit, Geometry, Layout};
 
 /// A 16 MiB FAT16 volume (2 KiB clusters = pages, data aligned to 128 KiB flash blocks) on BAST.
 fn volume() -> FatFs<SimDisk> {
-    let geo = Geometry { channels: 1, chips_per_channel: 1, dies_per_chip: 1, planes_per_die: 1, blocks_per_plane: 150, pages_per_block: 64, page_size: 2048 };
-    let cfg = FtlConfig { mapping: "bast".into(), mapping_params: "log_blocks = 8".parse().unwrap(), ..FtlConfig::default() };
-    let spec = FtlSpec { layout: Layout::new(geo, GcUnit::Block), logical_pages: 8192, config: &cfg, verify: true, timing: None };
-    let buf = buffer::build(&BufferConfig::default(), &buffer::BufferContext { page_size: 2048, pages_per_block: 64 }).unwrap();
+    let geo = Geometry {
+        channels: 1,
+        chips_per_channel: 1,
+        dies_per_chip: 1,
+        planes_per_die: 1,
+        blocks_per_plane: 150,
+        pages_per_block: 64,
+        page_size: 2048,
+    };
+    let cfg =
+        FtlConfig { mapping: "bast".into(), mapping_params: "log_blocks = 8".parse().unwrap(), ..FtlConfig::default() };
+    let spec = FtlSpec {
+        layout: Layout::new(geo, GcUnit::Block),
+        logical_pages: 8192,
+        config: &cfg,
+        verify: true,
+        timing: None,
+    };
+    let buf = buffer::build(&BufferConfig::default(), &buffer::BufferContext { page_size: 2048, pages_per_block: 64 })
+        .unwrap();
     let dev = Device::new(buf, ftl::build(&spec).unwrap(), 2048, true, true);
-    let opts = FormatOptions { fat_type: FatType::Fat16, sectors_per_cluster: 4, data_align_sectors: 256, flash_block_sectors: 256, ..FormatOptions::default() };
+    let opts = FormatOptions {
+        fat_type: FatType::Fat16,
+        sectors_per_cluster: 4,
+        data_align_sectors: 256,
+        flash_block_sectors: 256,
+        ..FormatOptions::default()
+    };
     FatFs::format(SimDisk::new(dev, 512).unwrap(), opts).unwrap()
 }
 
@@ -105,7 +127,13 @@ fn postmark_with_defragmentation_leaves_an_image_real_tools_accept() {
     let mut fs = volume();
     let frag = fragment(&mut fs, "/FRAG", 1024).unwrap();
     assert!(frag.files_created > 1000);
-    let cfg = PostmarkConfig { delete_at_end: false, dir: "/PM".into(), initial_files: 200, transactions: 400, ..PostmarkConfig::default() };
+    let cfg = PostmarkConfig {
+        delete_at_end: false,
+        dir: "/PM".into(),
+        initial_files: 200,
+        transactions: 400,
+        ..PostmarkConfig::default()
+    };
     let mut hook = DefragHook(Threshold(Some(4)), DefragStats::default());
     let report = run_postmark(&mut fs, &cfg, &mut hook).unwrap();
     assert!(hook.1.clusters_moved > 0, "defragmentation moved nothing: {:?}", hook.1);
@@ -116,7 +144,14 @@ fn postmark_with_defragmentation_leaves_an_image_real_tools_accept() {
     fs.device_mut().dev.verify_all().unwrap();
     let Some(t) = tools("fsck/mtools on the image after Postmark with defragmentation") else { return };
     let img = fsck_ok(&t, fs.device().image(), "fat-sim-postmark");
-    let out = std::process::Command::new(&t.mdir).env("MTOOLS_SKIP_CHECK", "1").arg("-b").arg("-i").arg(&img).arg("::/PM").output().unwrap();
+    let out = std::process::Command::new(&t.mdir)
+        .env("MTOOLS_SKIP_CHECK", "1")
+        .arg("-b")
+        .arg("-i")
+        .arg(&img)
+        .arg("::/PM")
+        .output()
+        .unwrap();
     let listing = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(out.status.success(), "mdir failed: {listing}");
     for (p, data) in &report.live_files {

@@ -5,12 +5,37 @@ use flashlab::ftl::{self, Ftl, FtlConfig, FtlSpec, HybridReport, Striping};
 use flashlab::nand::{GcUnit, Geometry, Layout};
 
 fn geo(planes: u32, blocks: u32, pages: u32) -> Geometry {
-    Geometry { channels: 1, chips_per_channel: 1, dies_per_chip: 1, planes_per_die: planes, blocks_per_plane: blocks, pages_per_block: pages, page_size: 4096 }
+    Geometry {
+        channels: 1,
+        chips_per_channel: 1,
+        dies_per_chip: 1,
+        planes_per_die: planes,
+        blocks_per_plane: blocks,
+        pages_per_block: pages,
+        page_size: 4096,
+    }
 }
 
-fn build_on(mapping: &str, g: Geometry, logical: u64, params: &str, striping: Striping) -> Result<Box<dyn Ftl>, flashlab::error::Error> {
-    let cfg = FtlConfig { mapping: mapping.into(), striping, mapping_params: params.parse().unwrap(), ..FtlConfig::default() };
-    let spec = FtlSpec { layout: Layout::new(g, GcUnit::Block), logical_pages: logical, config: &cfg, verify: true, timing: None };
+fn build_on(
+    mapping: &str,
+    g: Geometry,
+    logical: u64,
+    params: &str,
+    striping: Striping,
+) -> Result<Box<dyn Ftl>, flashlab::error::Error> {
+    let cfg = FtlConfig {
+        mapping: mapping.into(),
+        striping,
+        mapping_params: params.parse().unwrap(),
+        ..FtlConfig::default()
+    };
+    let spec = FtlSpec {
+        layout: Layout::new(g, GcUnit::Block),
+        logical_pages: logical,
+        config: &cfg,
+        verify: true,
+        timing: None,
+    };
     ftl::build(&spec)
 }
 
@@ -229,7 +254,9 @@ fn fast_merges_less_than_bast_on_random_updates() {
 
 #[test]
 fn configuration_errors_name_their_key() {
-    let err = |m: &str, g: Geometry, logical: u64, params: &str, s: Striping| build_on(m, g, logical, params, s).err().map(|e| e.to_string()).unwrap_or_default();
+    let err = |m: &str, g: Geometry, logical: u64, params: &str, s: Striping| {
+        build_on(m, g, logical, params, s).err().map(|e| e.to_string()).unwrap_or_default()
+    };
     assert!(err("bast", geo(1, 8, 4), 16, "foo = 1", Striping::Full).contains("ftl.mapping_params.foo"));
     assert!(err("block", geo(1, 8, 4), 16, "log_blocks = 1", Striping::Full).contains("ftl.mapping_params.log_blocks"));
     assert!(err("fast", geo(1, 8, 4), 16, "log_blocks = 6", Striping::Full).contains("ftl.mapping_params.log_blocks"));
@@ -237,7 +264,13 @@ fn configuration_errors_name_their_key() {
     assert!(err("bast", geo(1, 8, 4), 30, "", Striping::Full).contains("device.over_provisioning"));
     assert!(err("bast", geo(2, 8, 4), 16, "", Striping::Dynamic).contains("ftl.striping"));
     let cfg = FtlConfig { mapping: "fast".into(), gc_unit: GcUnit::Line, ..FtlConfig::default() };
-    let spec = FtlSpec { layout: Layout::new(geo(2, 8, 4), GcUnit::Line), logical_pages: 16, config: &cfg, verify: false, timing: None };
+    let spec = FtlSpec {
+        layout: Layout::new(geo(2, 8, 4), GcUnit::Line),
+        logical_pages: 16,
+        config: &cfg,
+        verify: false,
+        timing: None,
+    };
     assert!(ftl::build(&spec).err().unwrap().to_string().contains("ftl.gc_unit"));
     // Log blocks reported device-wide; RAM = block map + log page maps.
     let f = build_on("bast", geo(2, 8, 4), 16, "log_blocks = 2", Striping::Full).unwrap();

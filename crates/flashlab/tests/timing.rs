@@ -74,7 +74,8 @@ fn closed_loop_queue_depth_buys_plane_parallelism() {
     }
     // Write the pages first (precondition), then read them with QD 1 and QD 4.
     let run = |qd: &str| {
-        let c = config(&trace, &["host.arrival=\"closed\"", &format!("host.queue_depth={qd}"), "precondition.fill=true"]);
+        let c =
+            config(&trace, &["host.arrival=\"closed\"", &format!("host.queue_depth={qd}"), "precondition.fill=true"]);
         sim::run(&c, &mut sim::Quiet).unwrap()
     };
     let (q1, q4) = (run("1"), run("4"));

@@ -51,14 +51,18 @@ fn every_gc_move_is_a_copyback() {
 #[test]
 fn page_chunk_loading_wins_with_locality_and_loses_without() {
     let hit = |loading: &str, kind: &[&str]| {
-        let mut sets = vec![format!("ftl.mapping_params.loading=\"{loading}\""), "ftl.mapping_params.window=0.2".to_string()];
+        let mut sets =
+            vec![format!("ftl.mapping_params.loading=\"{loading}\""), "ftl.mapping_params.window=0.2".to_string()];
         sets.extend(kind.iter().map(|s| s.to_string()));
         let sets: Vec<&str> = sets.iter().map(String::as_str).collect();
         run(&sets).mapping.cache.unwrap().hit_ratio.unwrap()
     };
     let seq: &[&str] = &["workload.kind=\"sequential\"", "workload.hot_access=", "workload.hot_space="];
     let (entry, ahead, chunk) = (hit("per-miss-entry", seq), hit("read-ahead", seq), hit("page-chunk", seq));
-    assert!(chunk > ahead && ahead > entry, "sequential: page-chunk {chunk} > read-ahead {ahead} > per-miss-entry {entry}");
+    assert!(
+        chunk > ahead && ahead > entry,
+        "sequential: page-chunk {chunk} > read-ahead {ahead} > per-miss-entry {entry}"
+    );
     assert!(chunk > 0.99 && (ahead - 7.0 / 8.0).abs() < 0.02, "sequential: {chunk}, {ahead}");
     let (ahead, chunk) = (hit("read-ahead", &[]), hit("page-chunk", &[]));
     assert!(chunk < ahead, "hot/cold random: page-chunk {chunk} pollutes, read-ahead {ahead}");
@@ -78,7 +82,8 @@ fn map_io_is_counted_and_costs_time() {
 
 #[test]
 fn the_dynamic_window_adjusts_during_the_run() {
-    let r = run(&["ftl.mapping_params.dynamic=true", "ftl.mapping_params.window=0.01", "ftl.mapping_params.interval=512"]);
+    let r =
+        run(&["ftl.mapping_params.dynamic=true", "ftl.mapping_params.window=0.01", "ftl.mapping_params.interval=512"]);
     let h = r.mapping.cache.unwrap().window_history;
     assert!(h.len() > 10);
     assert!(h.iter().max() > h.first(), "the window grew on low hit ratios: {h:?}");
@@ -90,8 +95,11 @@ fn wadpm_needs_block_units_and_address_placement() {
     let c = Config::from_toml_str(text, "t.toml", &[]).unwrap();
     let err = sim::run(&c, &mut sim::Quiet).unwrap_err().to_string();
     assert!(err.contains("gc_unit"), "{err}");
-    let c = Config::from_toml_str(text, "t.toml", &["ftl.gc_unit=\"block\"".into(), "ftl.striping=\"none\"".into()]).unwrap();
+    let c = Config::from_toml_str(text, "t.toml", &["ftl.gc_unit=\"block\"".into(), "ftl.striping=\"none\"".into()])
+        .unwrap();
     assert!(sim::run(&c, &mut sim::Quiet).unwrap_err().to_string().contains("striping"));
-    let c = Config::from_toml_str(text, "t.toml", &["ftl.gc_unit=\"block\"".into(), "ftl.mapping_params.window=2".into()]).unwrap();
+    let c =
+        Config::from_toml_str(text, "t.toml", &["ftl.gc_unit=\"block\"".into(), "ftl.mapping_params.window=2".into()])
+            .unwrap();
     assert!(sim::run(&c, &mut sim::Quiet).unwrap_err().to_string().contains("ftl.mapping_params.window"));
 }

@@ -29,7 +29,14 @@ pub struct BlockClock {
 impl BlockClock {
     pub fn new(slots: u32, pages_per_block: u64) -> Self {
         let n = slots as usize;
-        BlockClock { groups: Groups::new(slots, pages_per_block), referenced: vec![false; n], next: vec![NIL; n], prev: vec![NIL; n], hand: NIL, unreferenced: BTreeSet::new() }
+        BlockClock {
+            groups: Groups::new(slots, pages_per_block),
+            referenced: vec![false; n],
+            next: vec![NIL; n],
+            prev: vec![NIL; n],
+            hand: NIL,
+            unreferenced: BTreeSet::new(),
+        }
     }
 
     fn key(&self, g: u32) -> (u32, u32) {
@@ -159,7 +166,8 @@ impl EvictPolicy for BlockClock {
         if self.ring().len() != live.len() {
             return Err(format!("block clock: {} blocks on the ring, {} buffered", self.ring().len(), live.len()));
         }
-        let clear: BTreeSet<(u32, u32)> = live.iter().filter(|&&g| !self.referenced[g as usize]).map(|&g| self.key(g)).collect();
+        let clear: BTreeSet<(u32, u32)> =
+            live.iter().filter(|&&g| !self.referenced[g as usize]).map(|&g| self.key(g)).collect();
         if clear != self.unreferenced {
             return Err(format!("block clock: unreferenced set {:?} should be {clear:?}", self.unreferenced));
         }

@@ -22,11 +22,21 @@ pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuf
     let (dram, nvram) = cfg.dual_stores(ctx)?;
     let threshold = cfg.block_threshold.unwrap_or((ctx.pages_per_block / 2).max(1) as u32);
     if threshold == 0 || threshold as u64 > ctx.pages_per_block {
-        return Err(Error::config("buffer.block_threshold", format!("{threshold} pages: must be 1..={} (pages per block)", ctx.pages_per_block)));
+        return Err(Error::config(
+            "buffer.block_threshold",
+            format!("{threshold} pages: must be 1..={} (pages per block)", ctx.pages_per_block),
+        ));
     }
     let d = Lru::new(dram.capacity());
     let n = CbmRegions::new(nvram.capacity(), ctx.pages_per_block, threshold);
-    Ok(Box::new(Dual::new(dram, nvram, d, n, ctx.pages_per_block, DualRule { writes_to_nvram: true, merge_clean: true })))
+    Ok(Box::new(Dual::new(
+        dram,
+        nvram,
+        d,
+        n,
+        ctx.pages_per_block,
+        DualRule { writes_to_nvram: true, merge_clean: true },
+    )))
 }
 
 /// CBM's NVRAM: Page Region and Block Region.
@@ -43,7 +53,13 @@ pub struct CbmRegions {
 impl CbmRegions {
     pub fn new(slots: u32, pages_per_block: u64, threshold: u32) -> Self {
         let n = slots as usize;
-        CbmRegions { groups: Groups::new(slots, pages_per_block), threshold, pages_lru: SegLists::new(1, n), blocks_lru: SegLists::new(1, n), in_block_region: vec![false; n] }
+        CbmRegions {
+            groups: Groups::new(slots, pages_per_block),
+            threshold,
+            pages_lru: SegLists::new(1, n),
+            blocks_lru: SegLists::new(1, n),
+            in_block_region: vec![false; n],
+        }
     }
 }
 
@@ -112,7 +128,8 @@ impl EvictPolicy for CbmRegions {
             listed += 1;
             s = self.pages_lru.next(s);
         }
-        let in_pages: usize = self.groups.live().filter(|&g| !self.in_block_region[g as usize]).map(|g| self.groups.len(g)).sum();
+        let in_pages: usize =
+            self.groups.live().filter(|&g| !self.in_block_region[g as usize]).map(|g| self.groups.len(g)).sum();
         if listed != in_pages {
             return Err(format!("cbm: {listed} pages listed, {in_pages} in the Page Region"));
         }

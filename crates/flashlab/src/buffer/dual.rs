@@ -47,7 +47,17 @@ impl<D: EvictPolicy, N: EvictPolicy> Dual<D, N> {
     pub fn new(dram: PageStore, nvram: PageStore, d: D, n: N, pages_per_block: u64, rule: DualRule) -> Self {
         assert!(dram.volatile && !nvram.volatile);
         let dram_blocks = fastmap::with_capacity(dram.capacity() as usize);
-        Dual { dram, nvram, d, n, ppb: pages_per_block, rule, counters: Counters::default(), log: FlushLog::default(), dram_blocks }
+        Dual {
+            dram,
+            nvram,
+            d,
+            n,
+            ppb: pages_per_block,
+            rule,
+            counters: Counters::default(),
+            log: FlushLog::default(),
+            dram_blocks,
+        }
     }
 
     fn insert_dram(&mut self, lpn: u64, tag: u32, how: Entry) {
@@ -106,7 +116,11 @@ impl<D: EvictPolicy, N: EvictPolicy> Dual<D, N> {
             debug_assert_eq!(lpn / self.ppb, block, "an NVRAM victim spans blocks");
             down.push((lpn, Down::Nvram(s)));
         }
-        let in_dram = if self.dram_blocks.contains_key(&block) { block * self.ppb..((block + 1) * self.ppb).min(ftl.logical_pages()) } else { 0..0 };
+        let in_dram = if self.dram_blocks.contains_key(&block) {
+            block * self.ppb..((block + 1) * self.ppb).min(ftl.logical_pages())
+        } else {
+            0..0
+        };
         for lpn in in_dram {
             if let Some(s) = self.dram.slot(lpn) {
                 if self.dram.dirty[s as usize] {

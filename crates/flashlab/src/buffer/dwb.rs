@@ -38,7 +38,14 @@ impl DClock {
 pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuffer>, Error> {
     let (dram, nvram) = cfg.dual_stores(ctx)?;
     let (d, n) = (DClock::new(dram.capacity()), BlockClock::new(nvram.capacity(), ctx.pages_per_block));
-    Ok(Box::new(Dual::new(dram, nvram, d, n, ctx.pages_per_block, DualRule { writes_to_nvram: false, merge_clean: false })))
+    Ok(Box::new(Dual::new(
+        dram,
+        nvram,
+        d,
+        n,
+        ctx.pages_per_block,
+        DualRule { writes_to_nvram: false, merge_clean: false },
+    )))
 }
 
 impl EvictPolicy for DClock {

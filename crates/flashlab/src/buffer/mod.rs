@@ -121,7 +121,11 @@ impl BufferConfig {
         if pages == 0 {
             return Err(Error::config(
                 key,
-                format!("policy `{}` needs a {key} size of at least one {page_size}-byte page (e.g. {} = \"16MiB\")", self.policy, &key[7..]),
+                format!(
+                    "policy `{}` needs a {key} size of at least one {page_size}-byte page (e.g. {} = \"16MiB\")",
+                    self.policy,
+                    &key[7..]
+                ),
             ));
         }
         if pages > u32::MAX as u64 - 1 {
@@ -134,17 +138,29 @@ impl BufferConfig {
     fn validate(&self, ctx: &BufferContext) -> Result<(), Error> {
         for (key, size) in [("buffer.dram", self.dram.0), ("buffer.nvram", self.nvram.0)] {
             if self.policy == "none" && size > 0 {
-                return Err(Error::config(key, "policy `none` holds no pages: remove the size or choose a buffer policy (`flashlab list`)"));
+                return Err(Error::config(
+                    key,
+                    "policy `none` holds no pages: remove the size or choose a buffer policy (`flashlab list`)",
+                ));
             }
             if size % ctx.page_size != 0 {
-                return Err(Error::config(key, format!("{size} bytes is not a whole number of {}-byte pages", ctx.page_size)));
+                return Err(Error::config(
+                    key,
+                    format!("{size} bytes is not a whole number of {}-byte pages", ctx.page_size),
+                ));
             }
         }
         if self.padding.is_some() && self.policy != "bplru" {
-            return Err(Error::config("buffer.padding", format!("page padding is a BPLRU option; policy is `{}`", self.policy)));
+            return Err(Error::config(
+                "buffer.padding",
+                format!("page padding is a BPLRU option; policy is `{}`", self.policy),
+            ));
         }
         if self.block_threshold.is_some() && self.policy != "cbm" {
-            return Err(Error::config("buffer.block_threshold", format!("the Block Region threshold is a CBM option; policy is `{}`", self.policy)));
+            return Err(Error::config(
+                "buffer.block_threshold",
+                format!("the Block Region threshold is a CBM option; policy is `{}`", self.policy),
+            ));
         }
         Ok(())
     }
@@ -154,13 +170,19 @@ impl BufferConfig {
         match (self.dram.0, self.nvram.0) {
             (0, 0) => Err(Error::config(
                 "buffer.dram",
-                format!("policy `{}` needs a size: set `dram` (volatile) or `nvram` (non-volatile), e.g. dram = \"16MiB\"", self.policy),
+                format!(
+                    "policy `{}` needs a size: set `dram` (volatile) or `nvram` (non-volatile), e.g. dram = \"16MiB\"",
+                    self.policy
+                ),
             )),
             (d, 0) => Ok(PageStore::new(self.pages("buffer.dram", d, ctx.page_size)?)),
             (0, n) => Ok(PageStore::new(self.pages("buffer.nvram", n, ctx.page_size)?).non_volatile()),
             _ => Err(Error::config(
                 "buffer.nvram",
-                format!("policy `{}` keeps one memory: set `dram` or `nvram`, not both (cbm and dwb use both)", self.policy),
+                format!(
+                    "policy `{}` keeps one memory: set `dram` or `nvram`, not both (cbm and dwb use both)",
+                    self.policy
+                ),
             )),
         }
     }

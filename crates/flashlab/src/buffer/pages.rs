@@ -86,7 +86,14 @@ pub struct Buffered<P> {
 
 impl<P: EvictPolicy> Buffered<P> {
     pub fn new(pages: PageStore, policy: P) -> Self {
-        Buffered { pages, policy, caches_reads: true, pad: None, counters: Counters::default(), log: FlushLog::default() }
+        Buffered {
+            pages,
+            policy,
+            caches_reads: true,
+            pad: None,
+            counters: Counters::default(),
+            log: FlushLog::default(),
+        }
     }
     /// Read misses are served from flash without entering the buffer.
     pub fn write_only(mut self) -> Self {
@@ -360,7 +367,12 @@ impl PageStore {
     pub fn validate(&self) -> Result<(), String> {
         let held = self.lpn.iter().filter(|&&l| l != u64::MAX).count();
         if held != self.slot_of.len() || held + self.free.len() != self.lpn.len() {
-            return Err(format!("buffer: {held} held, {} mapped, {} free of {}", self.slot_of.len(), self.free.len(), self.lpn.len()));
+            return Err(format!(
+                "buffer: {held} held, {} mapped, {} free of {}",
+                self.slot_of.len(),
+                self.free.len(),
+                self.lpn.len()
+            ));
         }
         for (&lpn, &s) in &self.slot_of {
             if self.lpn[s as usize] != lpn {

@@ -43,7 +43,12 @@ pub struct DefragStats {
 }
 
 /// Run the close-time rule for `path` (just closed).
-pub fn on_close<D: BlockDevice>(fs: &mut FatFs<D>, path: &str, threshold: Threshold, stats: &mut DefragStats) -> Result<(), Error> {
+pub fn on_close<D: BlockDevice>(
+    fs: &mut FatFs<D>,
+    path: &str,
+    threshold: Threshold,
+    stats: &mut DefragStats,
+) -> Result<(), Error> {
     let Some(den) = threshold.0 else { return Ok(()) };
     let files = fs.files()?;
     let Some(last) = files.iter().find(|f| f.0 == path).and_then(|f| f.1.last().copied()) else { return Ok(()) };
@@ -56,7 +61,8 @@ pub fn on_close<D: BlockDevice>(fs: &mut FatFs<D>, path: &str, threshold: Thresh
     let first = 2 + block * cpb;
     let mut free: Vec<u32> = (first..first + cpb).filter(|&c| fs.is_cluster_free(c)).collect();
     free.reverse();
-    let mut order: Vec<&(String, Vec<u32>)> = files.iter().filter(|f| f.1.iter().any(|&c| c >= first && c < first + cpb)).collect();
+    let mut order: Vec<&(String, Vec<u32>)> =
+        files.iter().filter(|f| f.1.iter().any(|&c| c >= first && c < first + cpb)).collect();
     order.sort_by_key(|f| f.0 != path);
     let sectors = (fs.cluster_bytes() / fs.device().sector_size()) as u64;
     for (p, chain) in order {

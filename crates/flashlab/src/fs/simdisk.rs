@@ -23,7 +23,10 @@ impl SimDisk {
     pub fn new(dev: Device, sector_size: u32) -> Result<Self, Error> {
         let page = dev.page_size();
         if sector_size == 0 || !page.is_multiple_of(sector_size as u64) {
-            return Err(Error::config("fs.sector_size", format!("{sector_size}-byte sectors do not divide {page}-byte pages")));
+            return Err(Error::config(
+                "fs.sector_size",
+                format!("{sector_size}-byte sectors do not divide {page}-byte pages"),
+            ));
         }
         let sectors_per_page = page / sector_size as u64;
         let data = MemDisk::new(dev.logical_pages() * sectors_per_page, sector_size)?;

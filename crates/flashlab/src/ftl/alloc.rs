@@ -49,7 +49,14 @@ impl Segments {
     }
 
     pub fn view(&self, now: u64) -> GcView<'_> {
-        GcView { layout: &self.layout, valid: &self.valid, state: &self.state, stream: &self.stream, sealed_at: &self.sealed_at, now }
+        GcView {
+            layout: &self.layout,
+            valid: &self.valid,
+            state: &self.state,
+            stream: &self.stream,
+            sealed_at: &self.sealed_at,
+            now,
+        }
     }
 
     pub fn free_count(&self, pool: u32) -> u32 {
@@ -133,7 +140,10 @@ impl Segments {
                 SegState::Sealed => !on_free[seg] && !is_open,
             };
             if !ok {
-                return Err(format!("segment {seg}: state {st:?} disagrees with free list ({}) / frontiers ({is_open})", on_free[seg]));
+                return Err(format!(
+                    "segment {seg}: state {st:?} disagrees with free list ({}) / frontiers ({is_open})",
+                    on_free[seg]
+                ));
             }
         }
         Ok(())

@@ -12,7 +12,9 @@
 //! `[ftl.mapping_params] log_blocks` = log blocks per plane; default max(1, 3% of the plane's
 //! blocks). The plane must keep its data blocks + `log_blocks` + 1 free block. `ftl.gc` is ignored.
 
-use super::hybrid::{default_log_blocks, impl_hybrid_ftl, locate, parse_log_params, Class, HybridFtl, Role, Scheme, NONE};
+use super::hybrid::{
+    default_log_blocks, impl_hybrid_ftl, locate, parse_log_params, Class, HybridFtl, Role, Scheme, NONE,
+};
 use super::{Ftl, FtlSpec};
 use crate::error::Error;
 

@@ -25,7 +25,10 @@ pub struct FastFtl(pub(super) HybridFtl);
 pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
     let params = parse_log_params(&spec.config.mapping_params)?;
     if params.log_blocks.is_some_and(|n| n < 2) {
-        return Err(Error::config("ftl.mapping_params.log_blocks", "fast needs at least 2 log blocks per plane (1 sequential + 1 random)"));
+        return Err(Error::config(
+            "ftl.mapping_params.log_blocks",
+            "fast needs at least 2 log blocks per plane (1 sequential + 1 random)",
+        ));
     }
     let n = params.log_blocks.unwrap_or_else(|| default_log_blocks(spec, 2));
     Ok(Box::new(FastFtl(HybridFtl::new(spec, Scheme::Fast, Some(n), params.log_blocks.is_some())?)))

@@ -102,7 +102,11 @@ impl CacheParams {
             Error::config(format!("ftl.mapping_params.{}", e.path()), e.into_inner().message().to_string())
         })?;
         let frac = |k: &str, v: f64| {
-            if v > 0.0 && v <= 1.0 { Ok(()) } else { Err(Error::config(format!("ftl.mapping_params.{k}"), format!("{v} is not a fraction in (0, 1]"))) }
+            if v > 0.0 && v <= 1.0 {
+                Ok(())
+            } else {
+                Err(Error::config(format!("ftl.mapping_params.{k}"), format!("{v} is not a fraction in (0, 1]")))
+            }
         };
         frac("window", p.window)?;
         frac("hit_ratio_threshold", p.hit_ratio_threshold)?;
@@ -219,14 +223,26 @@ impl MapCache {
 
     fn unlink(&mut self, e: u32) {
         let (p, n) = (self.prev[e as usize], self.next[e as usize]);
-        if p == NIL { self.head = n } else { self.next[p as usize] = n }
-        if n == NIL { self.tail = p } else { self.prev[n as usize] = p }
+        if p == NIL {
+            self.head = n
+        } else {
+            self.next[p as usize] = n
+        }
+        if n == NIL {
+            self.tail = p
+        } else {
+            self.prev[n as usize] = p
+        }
     }
 
     fn push_mru(&mut self, e: u32) {
         self.prev[e as usize] = self.tail;
         self.next[e as usize] = NIL;
-        if self.tail == NIL { self.head = e } else { self.next[self.tail as usize] = e }
+        if self.tail == NIL {
+            self.head = e
+        } else {
+            self.next[self.tail as usize] = e
+        }
         self.tail = e;
     }
 
@@ -320,7 +336,8 @@ impl MapCache {
         let p = &self.params;
         let hr = self.interval_hits as f64 / self.interval_lookups as f64;
         let step = ((p.step * self.entries as f64).ceil() as u64).max(1);
-        let (min, max) = ((p.min_window * self.entries as f64).ceil() as u64, (p.max_window * self.entries as f64).ceil() as u64);
+        let (min, max) =
+            ((p.min_window * self.entries as f64).ceil() as u64, (p.max_window * self.entries as f64).ceil() as u64);
         if hr < p.hit_ratio_threshold {
             self.capacity = (self.capacity + step).min(max.max(1));
         } else if self.good_intervals < p.maintenance_threshold {
@@ -366,7 +383,11 @@ mod tests {
 
     #[test]
     fn loading_methods_load_what_they_say_at_one_read_each() {
-        for (text, loaded) in [("loading = \"per-miss-entry\"", 1), ("loading = \"read-ahead\"\nread_ahead = 4", 4), ("loading = \"page-chunk\"", 16)] {
+        for (text, loaded) in [
+            ("loading = \"per-miss-entry\"", 1),
+            ("loading = \"read-ahead\"\nread_ahead = 4", 4),
+            ("loading = \"page-chunk\"", 16),
+        ] {
             let mut c = MapCache::new(params(&format!("{text}\nwindow = 1.0")), 64, 16);
             let io = c.access(17, false);
             assert_eq!(io.read, Some(1), "{text}: entry 17 is in translation page 1");
@@ -422,7 +443,12 @@ mod tests {
 
     #[test]
     fn bad_parameters_name_their_key() {
-        for (text, key) in [("window = 0.0", "window"), ("loading = \"all\"", "loading"), ("min_window = 0.5\nmax_window = 0.2", "min_window"), ("windw = 0.1", "windw")] {
+        for (text, key) in [
+            ("window = 0.0", "window"),
+            ("loading = \"all\"", "loading"),
+            ("min_window = 0.5\nmax_window = 0.2", "min_window"),
+            ("windw = 0.1", "windw"),
+        ] {
             let err = CacheParams::parse(&text.parse::<toml::Table>().unwrap()).unwrap_err().to_string();
             assert!(err.contains(key), "{text}: {err}");
         }

@@ -773,13 +773,8 @@ mod tests {
             page_size: 4096,
         };
         let config = FtlConfig { gc_schedule: Some("femu".into()), gc_unit: GcUnit::Line, ..FtlConfig::default() };
-        let spec = FtlSpec {
-            layout: Layout::new(geo, GcUnit::Line),
-            logical_pages,
-            config: &config,
-            verify: false,
-            timing,
-        };
+        let spec =
+            FtlSpec { layout: Layout::new(geo, GcUnit::Line), logical_pages, config: &config, verify: false, timing };
         PageFtl::new(&spec).unwrap()
     }
 
@@ -854,7 +849,10 @@ mod tests {
         let (idle, behind_gc) = (read_after(false), read_after(true));
         // Line 0's erase alone (one block per plane, all four planes) outlasts an idle read.
         let erase_ns = (timing.erase_us * 1e3) as u64;
-        assert!(idle < erase_ns / 4 && behind_gc > erase_ns, "read latency idle {idle} ns, behind background GC {behind_gc} ns");
+        assert!(
+            idle < erase_ns / 4 && behind_gc > erase_ns,
+            "read latency idle {idle} ns, behind background GC {behind_gc} ns"
+        );
     }
 
     #[test]

@@ -82,8 +82,11 @@ pub struct HostEntry {
     pub build: fn(&HostConfig) -> Result<Box<dyn HostLayer>, Error>,
 }
 
-pub const HOST_LAYERS: &[HostEntry] =
-    &[HostEntry { name: "passthrough", about: "a request covers the pages its byte range touches", build: passthrough::build }];
+pub const HOST_LAYERS: &[HostEntry] = &[HostEntry {
+    name: "passthrough",
+    about: "a request covers the pages its byte range touches",
+    build: passthrough::build,
+}];
 
 pub fn names() -> Vec<&'static str> {
     HOST_LAYERS.iter().map(|h| h.name).collect()

@@ -57,7 +57,10 @@ impl Geometry {
             }
         }
         if self.page_size < 512 || !self.page_size.is_power_of_two() {
-            return Err(Error::config("device.page_size", format!("{} is not a power of two >= 512 bytes", self.page_size)));
+            return Err(Error::config(
+                "device.page_size",
+                format!("{} is not a power of two >= 512 bytes", self.page_size),
+            ));
         }
         let pages = self.total_pages_u64();
         if pages > MAX_PAGES {
@@ -232,7 +235,15 @@ mod tests {
     use super::*;
 
     fn geo() -> Geometry {
-        Geometry { channels: 2, chips_per_channel: 1, dies_per_chip: 2, planes_per_die: 2, blocks_per_plane: 8, pages_per_block: 4, page_size: 4096 }
+        Geometry {
+            channels: 2,
+            chips_per_channel: 1,
+            dies_per_chip: 2,
+            planes_per_die: 2,
+            blocks_per_plane: 8,
+            pages_per_block: 4,
+            page_size: 4096,
+        }
     }
 
     #[test]

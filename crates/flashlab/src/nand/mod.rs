@@ -98,7 +98,10 @@ impl Nand {
     /// going back). Free: no operation reaches the chip.
     pub fn skip_to(&mut self, block: u32, page: u32) {
         let next = &mut self.next_page[block as usize];
-        assert!(page >= *next && page <= self.layout.geo.pages_per_block, "NAND rule broken: skip of block {block} back to page {page} from {next}");
+        assert!(
+            page >= *next && page <= self.layout.geo.pages_per_block,
+            "NAND rule broken: skip of block {block} back to page {page} from {next}"
+        );
         *next = page;
     }
 
@@ -208,7 +211,10 @@ impl Nand {
     pub fn validate(&self) -> Result<(), String> {
         for ppn in 0..self.layout.total_pages() {
             if !self.is_programmed(ppn) && self.oob_lpn[ppn as usize] != NO_LPN {
-                return Err(format!("ppn {ppn} is not programmed but its OOB holds lpn {}", self.oob_lpn[ppn as usize]));
+                return Err(format!(
+                    "ppn {ppn} is not programmed but its OOB holds lpn {}",
+                    self.oob_lpn[ppn as usize]
+                ));
             }
         }
         for (b, &n) in self.next_page.iter().enumerate() {
@@ -251,7 +257,15 @@ mod tests {
     use super::*;
 
     fn nand(unit: GcUnit) -> Nand {
-        let geo = Geometry { channels: 2, chips_per_channel: 1, dies_per_chip: 1, planes_per_die: 1, blocks_per_plane: 4, pages_per_block: 4, page_size: 4096 };
+        let geo = Geometry {
+            channels: 2,
+            chips_per_channel: 1,
+            dies_per_chip: 1,
+            planes_per_die: 1,
+            blocks_per_plane: 4,
+            pages_per_block: 4,
+            page_size: 4096,
+        };
         Nand::new(Layout::new(geo, unit), true, None)
     }
 

@@ -59,7 +59,13 @@ fn d_true() -> bool {
 
 impl Default for TimingParams {
     fn default() -> Self {
-        TimingParams { read_us: d_read(), program_us: d_prog(), erase_us: d_erase(), bus_mb_s: d_bus(), plane_parallel: true }
+        TimingParams {
+            read_us: d_read(),
+            program_us: d_prog(),
+            erase_us: d_erase(),
+            bus_mb_s: d_bus(),
+            plane_parallel: true,
+        }
     }
 }
 
@@ -200,7 +206,15 @@ mod tests {
     use super::*;
 
     fn geo() -> Geometry {
-        Geometry { channels: 2, chips_per_channel: 1, dies_per_chip: 1, planes_per_die: 2, blocks_per_plane: 4, pages_per_block: 4, page_size: 4096 }
+        Geometry {
+            channels: 2,
+            chips_per_channel: 1,
+            dies_per_chip: 1,
+            planes_per_die: 2,
+            blocks_per_plane: 4,
+            pages_per_block: 4,
+            page_size: 4096,
+        }
     }
     fn params() -> TimingParams {
         TimingParams { read_us: 50.0, program_us: 500.0, erase_us: 5000.0, bus_mb_s: 409.6, plane_parallel: true }

@@ -68,8 +68,26 @@ const AFCA_THRESHOLD_BYTES: i64 = 5 * 1024;
 
 /// The paper's Tables 2 (SCA) and 3 (AFCA): page write, page read, copy-back, erase per threshold.
 const PAPER: [(&str, [[u64; 4]; 5]); 2] = [
-    ("sca", [[236218, 478907, 215846, 5480], [236218, 478973, 215846, 5480], [236218, 478973, 215846, 5480], [247740, 489677, 198945, 5434], [250858, 494412, 212956, 5563]]),
-    ("afca", [[208908, 446946, 130318, 3718], [202773, 440864, 133853, 3698], [202773, 440864, 133853, 3698], [202773, 440864, 133853, 3698], [201504, 440851, 135121, 3698]]),
+    (
+        "sca",
+        [
+            [236218, 478907, 215846, 5480],
+            [236218, 478973, 215846, 5480],
+            [236218, 478973, 215846, 5480],
+            [247740, 489677, 198945, 5434],
+            [250858, 494412, 212956, 5563],
+        ],
+    ),
+    (
+        "afca",
+        [
+            [208908, 446946, 130318, 3718],
+            [202773, 440864, 133853, 3698],
+            [202773, 440864, 133853, 3698],
+            [202773, 440864, 133853, 3698],
+            [201504, 440851, 135121, 3698],
+        ],
+    ),
 ];
 
 /// Flash operations as the paper counts them.
@@ -91,7 +109,12 @@ impl Ops {
         }
     }
     fn plus(&self, o: &Ops) -> Ops {
-        Ops { page_writes: self.page_writes + o.page_writes, page_reads: self.page_reads + o.page_reads, copybacks: self.copybacks + o.copybacks, erases: self.erases + o.erases }
+        Ops {
+            page_writes: self.page_writes + o.page_writes,
+            page_reads: self.page_reads + o.page_reads,
+            copybacks: self.copybacks + o.copybacks,
+            erases: self.erases + o.erases,
+        }
     }
     fn get(&self, i: usize) -> u64 {
         [self.page_writes, self.page_reads, self.copybacks, self.erases][i]
@@ -130,7 +153,11 @@ impl<D: BlockDevice> PostmarkHooks<D> for Hook {
 /// Quick scale: a 16 MiB volume (128 data blocks, 4 log blocks: the same 3%), same flash.
 fn overrides(scale: Scale) -> Vec<String> {
     match scale {
-        Scale::Quick => vec!["device.blocks_per_plane=140".into(), "device.logical_capacity=\"16MiB\"".into(), "ftl.mapping_params.log_blocks=4".into()],
+        Scale::Quick => vec![
+            "device.blocks_per_plane=140".into(),
+            "device.logical_capacity=\"16MiB\"".into(),
+            "ftl.mapping_params.log_blocks=4".into(),
+        ],
         Scale::Paper => Vec::new(),
     }
 }
@@ -168,7 +195,10 @@ fn one(alloc_name: &'static str, threshold: &'static str, scale: Scale) -> Resul
         let n = fs.read(fd, &mut buf)?;
         fs.close(fd)?;
         if n != 1024 || buf != file_data(id, 0, 1024) {
-            return Err(Error::config("reproduce defrag", format!("{path} changed: the file system or defragmentation lost data")));
+            return Err(Error::config(
+                "reproduce defrag",
+                format!("{path} changed: the file system or defragmentation lost data"),
+            ));
         }
         verified += 1;
     }
@@ -186,8 +216,10 @@ fn one(alloc_name: &'static str, threshold: &'static str, scale: Scale) -> Resul
 }
 
 pub fn run(scale: Scale, threads: usize, progress: &dyn RunProgress) -> Result<Outcome, Error> {
-    let jobs: Vec<(&'static str, &'static str)> = ALLOCATORS.iter().flat_map(|&a| THRESHOLDS.iter().map(move |&t| (a, t))).collect();
-    let runs = super::par_map(&jobs, threads, progress, |&(a, t)| format!("{a} / threshold {t}"), |&(a, t)| one(a, t, scale))?;
+    let jobs: Vec<(&'static str, &'static str)> =
+        ALLOCATORS.iter().flat_map(|&a| THRESHOLDS.iter().map(move |&t| (a, t))).collect();
+    let runs =
+        super::par_map(&jobs, threads, progress, |&(a, t)| format!("{a} / threshold {t}"), |&(a, t)| one(a, t, scale))?;
     let rows: Vec<serde_json::Value> = runs
         .iter()
         .map(|r| {
@@ -222,7 +254,12 @@ fn plots(runs: &[Run]) -> Vec<(String, String)> {
         let bars = Bars {
             x_label: "defragmentation threshold".into(),
             categories: THRESHOLDS.iter().map(|t| t.to_string()).collect(),
-            series: ALLOCATORS.iter().map(|a| (a.to_uppercase(), THRESHOLDS.iter().map(|t| get(runs, a, t).postmark.get(i) as f64).collect())).collect(),
+            series: ALLOCATORS
+                .iter()
+                .map(|a| {
+                    (a.to_uppercase(), THRESHOLDS.iter().map(|t| get(runs, a, t).postmark.get(i) as f64).collect())
+                })
+                .collect(),
             stacked: false,
         };
         let name = format!("{}.svg", what.replace(' ', "-"));
@@ -234,7 +271,11 @@ fn plots(runs: &[Run]) -> Vec<(String, String)> {
 fn report(scale: Scale, runs: &[Run]) -> String {
     let mut md = String::new();
     let w = &mut md;
-    let _ = writeln!(w, "# Defragmentation-on-merge reproduction ({} scale)\n", if scale == Scale::Quick { "quick" } else { "paper" });
+    let _ = writeln!(
+        w,
+        "# Defragmentation-on-merge reproduction ({} scale)\n",
+        if scale == Scale::Quick { "quick" } else { "paper" }
+    );
     let _ = writeln!(w, "Paper: online defragmentation with FTL merge operations on a FAT-compatible file system (`shared/papers/002_bd209156581c837d.txt`).\n");
     let _ = writeln!(w, "## Setup\n");
     let _ = writeln!(
@@ -266,7 +307,14 @@ fn report(scale: Scale, runs: &[Run]) -> String {
             let total = r.total();
             let cells: Vec<String> = (0..4).map(|k| format!("{} \\| {}", total.get(k), paper[i][k])).collect();
             let pm: Vec<String> = (0..4).map(|k| r.postmark.get(k).to_string()).collect();
-            let _ = writeln!(w, "| {} | {} | {} | {} |", if *t == "off" { "none" } else { t }, cells.join(" | "), pm.join(" / "), r.defrag.clusters_moved);
+            let _ = writeln!(
+                w,
+                "| {} | {} | {} | {} |",
+                if *t == "off" { "none" } else { t },
+                cells.join(" | "),
+                pm.join(" / "),
+                r.defrag.clusters_moved
+            );
         }
         let _ = writeln!(w);
     }
@@ -289,10 +337,29 @@ fn verdict(w: &mut String, runs: &[Run]) {
         say(b.erases < off.erases, format!("{}: the best threshold ({best}) erases {} vs {} without defragmentation (paper: defragmentation erases slightly less, best at 1/4)", alloc.to_uppercase(), b.erases, off.erases));
         let q = get(runs, alloc, "1/4").total();
         let (fewer, paper_fewer) = (q.copybacks < off.copybacks, alloc == "sca");
-        say(fewer == paper_fewer, format!("{}: at 1/4, {} copy-backs than without ({} vs {}; paper: {} for {})", alloc.to_uppercase(), if fewer { "fewer" } else { "more" }, q.copybacks, off.copybacks, if paper_fewer { "fewer" } else { "more" }, alloc.to_uppercase()));
+        say(
+            fewer == paper_fewer,
+            format!(
+                "{}: at 1/4, {} copy-backs than without ({} vs {}; paper: {} for {})",
+                alloc.to_uppercase(),
+                if fewer { "fewer" } else { "more" },
+                q.copybacks,
+                off.copybacks,
+                if paper_fewer { "fewer" } else { "more" },
+                alloc.to_uppercase()
+            ),
+        );
     }
     let (sca, afca) = (get(runs, "sca", "off").total(), get(runs, "afca", "off").total());
-    say((afca.erases as f64) < 0.98 * sca.erases as f64, format!("AFCA erases {:+.1}% vs SCA without defragmentation ({} vs {}; paper 3,718 vs 5,480: −32%)", 100.0 * (afca.erases as f64 / sca.erases.max(1) as f64 - 1.0), afca.erases, sca.erases));
+    say(
+        (afca.erases as f64) < 0.98 * sca.erases as f64,
+        format!(
+            "AFCA erases {:+.1}% vs SCA without defragmentation ({} vs {}; paper 3,718 vs 5,480: −32%)",
+            100.0 * (afca.erases as f64 / sca.erases.max(1) as f64 - 1.0),
+            afca.erases,
+            sca.erases
+        ),
+    );
     let moved_half = ALLOCATORS.iter().all(|a| get(runs, a, "1/2").defrag.clusters_moved == 0);
     if moved_half {
         let _ = writeln!(w, "- At 1/2 nothing moves: after the fragmentation step every flash block is about half used, and the block a Postmark file last wrote has fewer than half its clusters free, so the 1/2 row equals \"none\".");

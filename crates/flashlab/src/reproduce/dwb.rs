@@ -132,7 +132,10 @@ fn buffer_sets(policy: &str, size_mib: u64, nvram_pct: u32) -> Vec<String> {
 
 fn config(w: &Workload, k: &Key, scale: Scale, extra: &[&str]) -> Result<Config, Error> {
     let preset = presets::find("dwb-64gb").expect("registered preset");
-    let mut sets = vec![format!("name=\"dwb {} {} {}MiB nvram {}%\"", w.key, k.policy, k.size_mib, k.nvram_pct), "workload=".into()];
+    let mut sets = vec![
+        format!("name=\"dwb {} {} {}MiB nvram {}%\"", w.key, k.policy, k.size_mib, k.nvram_pct),
+        "workload=".into(),
+    ];
     sets.push("host.out_of_range=\"compact\"".into());
     if scale == Scale::Quick {
         // 8 GiB of 8.56 GiB physical (OP 7%), same blocks and pages; lighter preconditioning.
@@ -173,7 +176,9 @@ impl<'a> Runs<'a> {
         let i = self
             .keys
             .iter()
-            .position(|k| k.workload == workload && k.policy == policy && k.size_mib == size_mib && k.nvram_pct == nvram_pct)
+            .position(|k| {
+                k.workload == workload && k.policy == policy && k.size_mib == size_mib && k.nvram_pct == nvram_pct
+            })
             .unwrap_or_else(|| panic!("no run {workload} {policy} {size_mib} {nvram_pct}"));
         &self.results[i]
     }
@@ -214,7 +219,10 @@ pub fn run(scale: Scale, threads: usize, progress: &dyn RunProgress) -> Result<O
     let find = |key: &str| WORKLOADS.iter().find(|w| w.key == key).expect("known workload");
     let mut jobs = Vec::new();
     for k in &keys {
-        jobs.push((format!("{} / {} {} MiB, NVRAM {}%", k.workload, k.policy, k.size_mib, k.nvram_pct), config(find(k.workload), k, scale, &[])?));
+        jobs.push((
+            format!("{} / {} {} MiB, NVRAM {}%", k.workload, k.policy, k.size_mib, k.nvram_pct),
+            config(find(k.workload), k, scale, &[])?,
+        ));
     }
     let reuse_extra = ["sim.reuse_distance=true", "precondition.fill=false", "precondition.overwrite=0"];
     for w in WORKLOADS {
@@ -269,37 +277,83 @@ fn plots(scale: Scale, runs: &Runs) -> Vec<(String, String)> {
     let mut files = Vec::new();
     for w in WORKLOADS {
         let lines = |f: &dyn Fn(&Results) -> f64, none: bool| -> Vec<Line> {
-            let mut v: Vec<Line> =
-                POLICIES.iter().map(|p| Line { name: p.to_string(), points: sizes(scale).iter().map(|&s| (s as f64, f(runs.at(w.key, p, s)))).collect() }).collect();
+            let mut v: Vec<Line> = POLICIES
+                .iter()
+                .map(|p| Line {
+                    name: p.to_string(),
+                    points: sizes(scale).iter().map(|&s| (s as f64, f(runs.at(w.key, p, s)))).collect(),
+                })
+                .collect();
             if none {
-                v.push(Line { name: "none".into(), points: sizes(scale).iter().map(|&s| (s as f64, f(runs.at(w.key, "none", 0)))).collect() });
+                v.push(Line {
+                    name: "none".into(),
+                    points: sizes(scale).iter().map(|&s| (s as f64, f(runs.at(w.key, "none", 0)))).collect(),
+                });
             }
             v
         };
         files.push((
             format!("hit-{}.svg", w.key),
-            line_chart(&format!("Buffer hit ratio, {} (Figs. 6–8)", w.label), "buffer (MiB)", "hit ratio (%)", &lines(&|r| 100.0 * hit(r), false), Some(0.0)),
+            line_chart(
+                &format!("Buffer hit ratio, {} (Figs. 6–8)", w.label),
+                "buffer (MiB)",
+                "hit ratio (%)",
+                &lines(&|r| 100.0 * hit(r), false),
+                Some(0.0),
+            ),
         ));
         files.push((
             format!("erases-{}.svg", w.key),
-            line_chart(&format!("Flash erases, {} (Figs. 11–13)", w.label), "buffer (MiB)", "erases", &lines(&|r| erases(r) as f64, true), Some(0.0)),
+            line_chart(
+                &format!("Flash erases, {} (Figs. 11–13)", w.label),
+                "buffer (MiB)",
+                "erases",
+                &lines(&|r| erases(r) as f64, true),
+                Some(0.0),
+            ),
         ));
     }
     let share_lines: Vec<Line> = ["cbm", "dwb"]
         .iter()
-        .map(|p| Line { name: p.to_string(), points: shares(scale).iter().map(|&s| (s as f64, 100.0 * hit(runs.get(SHARE_WORKLOAD, p, SHARE_SIZE_MIB, s)))).collect() })
+        .map(|p| Line {
+            name: p.to_string(),
+            points: shares(scale)
+                .iter()
+                .map(|&s| (s as f64, 100.0 * hit(runs.get(SHARE_WORKLOAD, p, SHARE_SIZE_MIB, s))))
+                .collect(),
+        })
         .collect();
-    files.push(("nvram-share.svg".into(), line_chart("Hit ratio vs NVRAM share, 16 MiB, Financial1 (Fig. 10)", "NVRAM share (%)", "hit ratio (%)", &share_lines, Some(0.0))));
+    files.push((
+        "nvram-share.svg".into(),
+        line_chart(
+            "Hit ratio vs NVRAM share, 16 MiB, Financial1 (Fig. 10)",
+            "NVRAM share (%)",
+            "hit ratio (%)",
+            &share_lines,
+            Some(0.0),
+        ),
+    ));
     let reuse = Bars {
         x_label: "workload".into(),
         categories: WORKLOADS.iter().map(|w| w.label.to_string()).collect(),
         series: sizes(scale)
             .iter()
-            .map(|&s| (format!("{s} MiB"), WORKLOADS.iter().map(|w| 100.0 * within(&runs.reuse(w.key).reuse.clone().unwrap_or_default(), s)).collect()))
+            .map(|&s| {
+                (
+                    format!("{s} MiB"),
+                    WORKLOADS
+                        .iter()
+                        .map(|w| 100.0 * within(&runs.reuse(w.key).reuse.clone().unwrap_or_default(), s))
+                        .collect(),
+                )
+            })
             .collect(),
         stacked: false,
     };
-    files.push(("reuse.svg".into(), bar_chart("Re-accesses within the buffer size (Fig. 9)", "re-accesses at distance < buffer (%)", &reuse)));
+    files.push((
+        "reuse.svg".into(),
+        bar_chart("Re-accesses within the buffer size (Fig. 9)", "re-accesses at distance < buffer (%)", &reuse),
+    ));
     files
 }
 
@@ -337,7 +391,10 @@ fn report(scale: Scale, runs: &Runs) -> String {
     );
     let _ = writeln!(w, "Policies: FAB, CBM, DWB (the paper's) and LRU, CLOCK, BPLRU (page padding on), LB-CLOCK as extra baselines; `none` = no buffer. CBM's Block Region threshold is half a block (our choice: the DWB paper does not give CBM's).\n");
     let _ = writeln!(w, "### Trace substitutions\n\nThe paper's traces are not available here. Each stand-in, and what it stands in for:\n");
-    let _ = writeln!(w, "| ours | stands in for | trace used in this run | page accesses (reads / writes) |\n|---|---|---|---|");
+    let _ = writeln!(
+        w,
+        "| ours | stands in for | trace used in this run | page accesses (reads / writes) |\n|---|---|---|---|"
+    );
     for wl in WORKLOADS {
         let r = runs.at(wl.key, "none", 0);
         let src = match trace_path(wl, scale) {
@@ -345,10 +402,17 @@ fn report(scale: Scale, runs: &Runs) -> String {
             Some((p, false)) => format!("built-in excerpt `{p}`"),
             None => {
                 let mib = if quick { 2680 / 8 } else { 2680 };
-                format!("generator `uniform`, read share 0.5, footprint {mib} MiB, {mib} MiB accessed{}", if quick { " (paper scale: 2,680 MiB)" } else { "" })
+                format!(
+                    "generator `uniform`, read share 0.5, footprint {mib} MiB, {mib} MiB accessed{}",
+                    if quick { " (paper scale: 2,680 MiB)" } else { "" }
+                )
             }
         };
-        let _ = writeln!(w, "| {} | {} | {src} | {} / {} |", wl.label, wl.stands_for, r.host.read_pages, r.host.write_pages);
+        let _ = writeln!(
+            w,
+            "| {} | {} | {src} | {} / {} |",
+            wl.label, wl.stands_for, r.host.read_pages, r.host.write_pages
+        );
     }
     let _ = writeln!(w);
     hit_section(w, scale, runs);
@@ -362,7 +426,12 @@ fn report(scale: Scale, runs: &Runs) -> String {
 
 fn table(w: &mut String, scale: Scale, runs: &Runs, wl: &Workload, cell: &dyn Fn(&Results) -> String) {
     let _ = writeln!(w, "**{}** (no buffer: {})\n", wl.label, cell(runs.at(wl.key, "none", 0)));
-    let _ = writeln!(w, "| policy | {} |\n|---|{}", sizes(scale).iter().map(|s| format!("{s} MiB")).collect::<Vec<_>>().join(" | "), "---|".repeat(sizes(scale).len()));
+    let _ = writeln!(
+        w,
+        "| policy | {} |\n|---|{}",
+        sizes(scale).iter().map(|s| format!("{s} MiB")).collect::<Vec<_>>().join(" | "),
+        "---|".repeat(sizes(scale).len())
+    );
     for p in POLICIES {
         let cells: Vec<String> = sizes(scale).iter().map(|&s| cell(runs.at(wl.key, p, s))).collect();
         let _ = writeln!(w, "| {p} | {} |", cells.join(" | "));
@@ -438,7 +507,12 @@ fn erase_section(w: &mut String, scale: Scale, runs: &Runs) {
 fn reuse_section(w: &mut String, scale: Scale, runs: &Runs) {
     let _ = writeln!(w, "## Fig. 9: re-access distance within the buffer size\n");
     let _ = writeln!(w, "Share of re-accesses (to a page accessed before) whose LRU stack distance — distinct pages touched in between — is below the buffer size: what an LRU buffer of that size would hit. Paper: Filebench's share is far below the other workloads'.\n");
-    let _ = writeln!(w, "| workload | page accesses | first accesses | {} |\n|---|---|---|{}", sizes(scale).iter().map(|s| format!("{s} MiB")).collect::<Vec<_>>().join(" | "), "---|".repeat(sizes(scale).len()));
+    let _ = writeln!(
+        w,
+        "| workload | page accesses | first accesses | {} |\n|---|---|---|{}",
+        sizes(scale).iter().map(|s| format!("{s} MiB")).collect::<Vec<_>>().join(" | "),
+        "---|".repeat(sizes(scale).len())
+    );
     for wl in WORKLOADS {
         let rd = runs.reuse(wl.key).reuse.clone().unwrap_or_default();
         let cells: Vec<String> = sizes(scale).iter().map(|&s| format!("{:.1}%", 100.0 * within(&rd, s))).collect();
@@ -450,9 +524,17 @@ fn reuse_section(w: &mut String, scale: Scale, runs: &Runs) {
 fn share_section(w: &mut String, scale: Scale, runs: &Runs) {
     let _ = writeln!(w, "## Fig. 10: NVRAM share at {SHARE_SIZE_MIB} MiB (Financial1)\n");
     let _ = writeln!(w, "Paper (Financial): the hit ratio of CBM and DWB falls as NVRAM's share grows (NVRAM holds only written pages), DWB above CBM throughout.\n");
-    let _ = writeln!(w, "| policy | {} |\n|---|{}", shares(scale).iter().map(|s| format!("{s}%")).collect::<Vec<_>>().join(" | "), "---|".repeat(shares(scale).len()));
+    let _ = writeln!(
+        w,
+        "| policy | {} |\n|---|{}",
+        shares(scale).iter().map(|s| format!("{s}%")).collect::<Vec<_>>().join(" | "),
+        "---|".repeat(shares(scale).len())
+    );
     for p in ["cbm", "dwb"] {
-        let cells: Vec<String> = shares(scale).iter().map(|&s| format!("{:.2}%", 100.0 * hit(runs.get(SHARE_WORKLOAD, p, SHARE_SIZE_MIB, s)))).collect();
+        let cells: Vec<String> = shares(scale)
+            .iter()
+            .map(|&s| format!("{:.2}%", 100.0 * hit(runs.get(SHARE_WORKLOAD, p, SHARE_SIZE_MIB, s))))
+            .collect();
         let _ = writeln!(w, "| {p} | {} |", cells.join(" | "));
     }
     let _ = writeln!(w, "\n![nvram-share.svg](nvram-share.svg)\n");
@@ -461,14 +543,20 @@ fn share_section(w: &mut String, scale: Scale, runs: &Runs) {
 fn extras_section(w: &mut String, runs: &Runs) {
     let _ = writeln!(w, "## Beyond the paper: power-loss exposure and flush batches ({SHARE_SIZE_MIB} MiB)\n");
     let _ = writeln!(w, "Exposure = acknowledged writes held dirty only in DRAM (lost on power failure), mean over the trace's requests; batch = mean pages written down together per eviction that wrote (the end-of-run flush excluded; – when the buffer never evicted a dirty page).\n");
-    let _ = writeln!(w, "| policy | {} |\n|---|{}", WORKLOADS.iter().map(|x| x.label).collect::<Vec<_>>().join(" | "), "---|".repeat(WORKLOADS.len()));
+    let _ = writeln!(
+        w,
+        "| policy | {} |\n|---|{}",
+        WORKLOADS.iter().map(|x| x.label).collect::<Vec<_>>().join(" | "),
+        "---|".repeat(WORKLOADS.len())
+    );
     for p in POLICIES {
         let cells: Vec<String> = WORKLOADS
             .iter()
             .map(|wl| {
                 let b = &runs.at(wl.key, p, SHARE_SIZE_MIB).buffer;
                 let n: u64 = b.flush_batches.iter().map(|x| x.1).sum();
-                let mean = if n > 0 { b.flush_batches.iter().map(|x| x.0 * x.1).sum::<u64>() as f64 / n as f64 } else { 0.0 };
+                let mean =
+                    if n > 0 { b.flush_batches.iter().map(|x| x.0 * x.1).sum::<u64>() as f64 / n as f64 } else { 0.0 };
                 if n == 0 {
                     format!("exposed {:.0}, batch –", b.exposed_mean)
                 } else {
@@ -487,29 +575,89 @@ fn verdict(w: &mut String, scale: Scale, runs: &Runs) {
         let _ = writeln!(w, "- **{}**: {text}", if ok { "agrees" } else { "differs" });
     };
     for wl in WORKLOADS {
-        let dwb_vs = |other: &str| sizes(scale).iter().filter(|&&s| hit(runs.at(wl.key, "dwb", s)) + 1e-12 >= hit(runs.at(wl.key, other, s))).count();
+        let dwb_vs = |other: &str| {
+            sizes(scale)
+                .iter()
+                .filter(|&&s| hit(runs.at(wl.key, "dwb", s)) + 1e-12 >= hit(runs.at(wl.key, other, s)))
+                .count()
+        };
         let n = sizes(scale).len();
-        say(dwb_vs("fab") == n, format!("{}: DWB's hit ratio ≥ FAB's at {} of {n} buffer sizes (paper: DWB above FAB on every workload)", wl.label, dwb_vs("fab")));
-        say(dwb_vs("cbm") == n, format!("{}: DWB's hit ratio ≥ CBM's at {} of {n} buffer sizes (paper: DWB above CBM on every workload)", wl.label, dwb_vs("cbm")));
-        let fewer = |other: &str| sizes(scale).iter().filter(|&&s| erases(runs.at(wl.key, "dwb", s)) <= erases(runs.at(wl.key, other, s))).count();
-        say(fewer("fab") == n && fewer("cbm") == n, format!("{}: DWB erases ≤ FAB at {} and ≤ CBM at {} of {n} sizes (paper: DWB erases least)", wl.label, fewer("fab"), fewer("cbm")));
+        say(
+            dwb_vs("fab") == n,
+            format!(
+                "{}: DWB's hit ratio ≥ FAB's at {} of {n} buffer sizes (paper: DWB above FAB on every workload)",
+                wl.label,
+                dwb_vs("fab")
+            ),
+        );
+        say(
+            dwb_vs("cbm") == n,
+            format!(
+                "{}: DWB's hit ratio ≥ CBM's at {} of {n} buffer sizes (paper: DWB above CBM on every workload)",
+                wl.label,
+                dwb_vs("cbm")
+            ),
+        );
+        let fewer = |other: &str| {
+            sizes(scale)
+                .iter()
+                .filter(|&&s| erases(runs.at(wl.key, "dwb", s)) <= erases(runs.at(wl.key, other, s)))
+                .count()
+        };
+        say(
+            fewer("fab") == n && fewer("cbm") == n,
+            format!(
+                "{}: DWB erases ≤ FAB at {} and ≤ CBM at {} of {n} sizes (paper: DWB erases least)",
+                wl.label,
+                fewer("fab"),
+                fewer("cbm")
+            ),
+        );
     }
     let cw = "cloudphysics";
-    let cbm_last = sizes(scale).iter().filter(|&&s| PAPER_POLICIES.iter().all(|p| hit(runs.at(cw, "cbm", s)) <= hit(runs.at(cw, p, s)) + 1e-12)).count();
+    let cbm_last = sizes(scale)
+        .iter()
+        .filter(|&&s| PAPER_POLICIES.iter().all(|p| hit(runs.at(cw, "cbm", s)) <= hit(runs.at(cw, p, s)) + 1e-12))
+        .count();
     say(cbm_last == sizes(scale).len(), format!("CloudPhysics (write-heavy): CBM has the lowest hit ratio of FAB/CBM/DWB at {cbm_last} of {} sizes (paper, CAMWEBDEV: CBM lowest, its small NVRAM alone absorbs writes)", sizes(scale).len()));
     let sh = shares(scale);
     let (first, last) = (sh[0], sh[sh.len() - 1]);
     for p in ["cbm", "dwb"] {
-        let (a, b) = (hit(runs.get(SHARE_WORKLOAD, p, SHARE_SIZE_MIB, first)), hit(runs.get(SHARE_WORKLOAD, p, SHARE_SIZE_MIB, last)));
-        let trend = if b < a - 0.01 { "falls" } else if b > a + 0.01 { "rises" } else { "stays within a point" };
+        let (a, b) = (
+            hit(runs.get(SHARE_WORKLOAD, p, SHARE_SIZE_MIB, first)),
+            hit(runs.get(SHARE_WORKLOAD, p, SHARE_SIZE_MIB, last)),
+        );
+        let trend = if b < a - 0.01 {
+            "falls"
+        } else if b > a + 0.01 {
+            "rises"
+        } else {
+            "stays within a point"
+        };
         say(b < a - 0.01, format!("Financial1, {p}: hit ratio {trend}, {:.2}% at {first}% NVRAM → {:.2}% at {last}% (paper: falls as NVRAM grows)", 100.0 * a, 100.0 * b));
     }
-    let above = sh.iter().filter(|&&s| hit(runs.get(SHARE_WORKLOAD, "dwb", SHARE_SIZE_MIB, s)) + 1e-12 >= hit(runs.get(SHARE_WORKLOAD, "cbm", SHARE_SIZE_MIB, s))).count();
+    let above = sh
+        .iter()
+        .filter(|&&s| {
+            hit(runs.get(SHARE_WORKLOAD, "dwb", SHARE_SIZE_MIB, s)) + 1e-12
+                >= hit(runs.get(SHARE_WORKLOAD, "cbm", SHARE_SIZE_MIB, s))
+        })
+        .count();
     say(above == sh.len(), format!("Financial1: DWB ≥ CBM at {above} of {} NVRAM shares (paper: always)", sh.len()));
     let fb = within(&runs.reuse("filebench").reuse.clone().unwrap_or_default(), 16);
-    let others = WORKLOADS.iter().filter(|x| x.key != "filebench").map(|x| within(&runs.reuse(x.key).reuse.clone().unwrap_or_default(), 16));
+    let others = WORKLOADS
+        .iter()
+        .filter(|x| x.key != "filebench")
+        .map(|x| within(&runs.reuse(x.key).reuse.clone().unwrap_or_default(), 16));
     let lowest = others.clone().all(|o| fb <= o);
-    say(lowest, format!("Filebench-like: {:.1}% of re-accesses within 16 MiB, {} the other workloads (paper Fig. 9: lowest)", 100.0 * fb, if lowest { "below" } else { "not below all of" }));
+    say(
+        lowest,
+        format!(
+            "Filebench-like: {:.1}% of re-accesses within 16 MiB, {} the other workloads (paper Fig. 9: lowest)",
+            100.0 * fb,
+            if lowest { "below" } else { "not below all of" }
+        ),
+    );
     let _ = writeln!(
         w,
         "\nWhy figures can differ: the paper's traces (Financial2, CAMWEBDEV, its Filebench run) are not available, and the stand-ins differ in \
@@ -527,7 +675,9 @@ fn notes(w: &mut String, scale: Scale, runs: &Runs) {
     let mut notes: Vec<String> = Vec::new();
     let sz = sizes(scale);
     let large = sz[sz.len() - 1];
-    let same_at_large = ["fab", "dwb", "lru", "clock"].iter().all(|p| (hit(runs.at("financial1", p, large)) - hit(runs.at("financial1", "dwb", large))).abs() < 0.005);
+    let same_at_large = ["fab", "dwb", "lru", "clock"]
+        .iter()
+        .all(|p| (hit(runs.at("financial1", p, large)) - hit(runs.at("financial1", "dwb", large))).abs() < 0.005);
     if same_at_large {
         notes.push(format!(
             "Financial1's working set fits a {large} MiB buffer: FAB, DWB, LRU and CLOCK all reach {:.1}%, so differences show at small sizes only.",
@@ -554,7 +704,10 @@ fn notes(w: &mut String, scale: Scale, runs: &Runs) {
     let fab_fewer: Vec<String> = WORKLOADS
         .iter()
         .flat_map(|wl| sz.iter().map(move |&s| (wl, s)))
-        .filter(|&(wl, s)| erases(runs.at(wl.key, "fab", s)) < erases(runs.at(wl.key, "dwb", s)) && hit(runs.at(wl.key, "fab", s)) <= hit(runs.at(wl.key, "dwb", s)))
+        .filter(|&(wl, s)| {
+            erases(runs.at(wl.key, "fab", s)) < erases(runs.at(wl.key, "dwb", s))
+                && hit(runs.at(wl.key, "fab", s)) <= hit(runs.at(wl.key, "dwb", s))
+        })
         .map(|(wl, s)| format!("{} {s} MiB", wl.label))
         .collect();
     if !fab_fewer.is_empty() {

@@ -17,13 +17,21 @@ pub struct Section<'a> {
 
 /// Is `url` relative to the report's folder (not absolute, not a fragment, no scheme)?
 fn is_relative(url: &str) -> bool {
-    !(url.starts_with('/') || url.starts_with('#') || url.contains("://") || url.starts_with("data:") || url.starts_with("mailto:"))
+    !(url.starts_with('/')
+        || url.starts_with('#')
+        || url.contains("://")
+        || url.starts_with("data:")
+        || url.starts_with("mailto:"))
 }
 
 /// Markdown to HTML, with relative link and image targets prefixed by `dir/`.
 pub fn render_markdown(md: &str, dir: &str) -> String {
     let fix = |url: CowStr<'static>| -> CowStr<'static> {
-        if is_relative(&url) { format!("{dir}/{url}").into() } else { url }
+        if is_relative(&url) {
+            format!("{dir}/{url}").into()
+        } else {
+            url
+        }
     };
     let parser = Parser::new_ext(md, Options::ENABLE_TABLES).map(|ev| match ev {
         Event::Start(Tag::Image { link_type, dest_url, title, id }) => {

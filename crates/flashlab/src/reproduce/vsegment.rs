@@ -475,7 +475,11 @@ fn verdict(w: &mut String, data: &Data) {
         format!("the fault stream reads {pages} pages for 110 majors (paper 1,929)"),
     );
     for (ok, text) in fixed {
-        let _ = writeln!(w, "- **by construction** ({}): {text}", if ok { "entered right" } else { "does NOT match: a cost is off" });
+        let _ = writeln!(
+            w,
+            "- **by construction** ({}): {text}",
+            if ok { "entered right" } else { "does NOT match: a cost is off" }
+        );
     }
     let _ = writeln!(
         w,

@@ -39,10 +39,38 @@ struct Trace {
 }
 
 const TRACES: &[Trace] = &[
-    Trace { key: "bonnie", label: "Bonnie++", kind: "sequential", volume_mib: 884, footprint_div: 3, sizes: "{ \"32KiB\" = 0.47, \"34KiB\" = 0.53 }" },
-    Trace { key: "iozone", label: "IOzone", kind: "sequential", volume_mib: 3502, footprint_div: 2, sizes: "{ \"58KiB\" = 0.66, \"60KiB\" = 0.34 }" },
-    Trace { key: "ie", label: "Internet Explorer", kind: "uniform", volume_mib: 357, footprint_div: 1, sizes: "{ \"14KiB\" = 0.895, \"16KiB\" = 0.105 }" },
-    Trace { key: "pcapp", label: "PC application", kind: "mixed", volume_mib: 1659, footprint_div: 2, sizes: "{ \"12KiB\" = 0.235, \"14KiB\" = 0.765 }" },
+    Trace {
+        key: "bonnie",
+        label: "Bonnie++",
+        kind: "sequential",
+        volume_mib: 884,
+        footprint_div: 3,
+        sizes: "{ \"32KiB\" = 0.47, \"34KiB\" = 0.53 }",
+    },
+    Trace {
+        key: "iozone",
+        label: "IOzone",
+        kind: "sequential",
+        volume_mib: 3502,
+        footprint_div: 2,
+        sizes: "{ \"58KiB\" = 0.66, \"60KiB\" = 0.34 }",
+    },
+    Trace {
+        key: "ie",
+        label: "Internet Explorer",
+        kind: "uniform",
+        volume_mib: 357,
+        footprint_div: 1,
+        sizes: "{ \"14KiB\" = 0.895, \"16KiB\" = 0.105 }",
+    },
+    Trace {
+        key: "pcapp",
+        label: "PC application",
+        kind: "mixed",
+        volume_mib: 1659,
+        footprint_div: 2,
+        sizes: "{ \"12KiB\" = 0.235, \"14KiB\" = 0.765 }",
+    },
 ];
 
 const WINDOWS: [u32; 7] = [1, 2, 4, 8, 12, 16, 20];
@@ -59,12 +87,22 @@ fn variants() -> Vec<Variant> {
         Variant { label: "page".into(), sets: vec!["ftl.mapping=\"page\"".into(), "ftl.mapping_params=".into()] },
         Variant {
             label: "FAST".into(),
-            sets: vec!["ftl.mapping=\"fast\"".into(), "ftl.mapping_params=".into(), "ftl.mapping_params.log_blocks=128".into()],
+            sets: vec![
+                "ftl.mapping=\"fast\"".into(),
+                "ftl.mapping_params=".into(),
+                "ftl.mapping_params.log_blocks=128".into(),
+            ],
         },
-        Variant { label: "WADPM dynamic".into(), sets: vec!["ftl.mapping_params.dynamic=true".into(), "ftl.mapping_params.window=0.01".into()] },
+        Variant {
+            label: "WADPM dynamic".into(),
+            sets: vec!["ftl.mapping_params.dynamic=true".into(), "ftl.mapping_params.window=0.01".into()],
+        },
     ];
     for w in WINDOWS {
-        v.push(Variant { label: format!("WADPM {w}%"), sets: vec![format!("ftl.mapping_params.window={}", w as f64 / 100.0)] });
+        v.push(Variant {
+            label: format!("WADPM {w}%"),
+            sets: vec![format!("ftl.mapping_params.window={}", w as f64 / 100.0)],
+        });
     }
     for l in LOADINGS {
         v.push(Variant {
@@ -170,7 +208,9 @@ fn plots(runs: &Runs) -> Vec<(String, String)> {
         categories: cats.clone(),
         series: LOADINGS
             .iter()
-            .map(|l| (l.to_string(), TRACES.iter().map(|t| 100.0 * hit(runs.get(t.key, &format!("WADPM 4% {l}")))).collect()))
+            .map(|l| {
+                (l.to_string(), TRACES.iter().map(|t| 100.0 * hit(runs.get(t.key, &format!("WADPM 4% {l}")))).collect())
+            })
             .collect(),
         stacked: false,
     };
@@ -178,7 +218,15 @@ fn plots(runs: &Runs) -> Vec<(String, String)> {
         .iter()
         .map(|t| Line {
             name: t.label.to_string(),
-            points: WINDOWS.iter().map(|&w| (w as f64, tput(runs.get(t.key, &format!("WADPM {w}%"))) / tput(runs.get(t.key, "page")).max(1e-9) * 100.0)).collect(),
+            points: WINDOWS
+                .iter()
+                .map(|&w| {
+                    (
+                        w as f64,
+                        tput(runs.get(t.key, &format!("WADPM {w}%"))) / tput(runs.get(t.key, "page")).max(1e-9) * 100.0,
+                    )
+                })
+                .collect(),
         })
         .collect();
     let dynamic: Vec<Line> = TRACES
@@ -187,14 +235,38 @@ fn plots(runs: &Runs) -> Vec<(String, String)> {
             let r = runs.get(t.key, "WADPM dynamic");
             let hist = r.mapping.cache.as_ref().map(|c| c.window_history.clone()).unwrap_or_default();
             let full = r.mapping.cache.as_ref().map_or(1, |c| c.full_table_bytes / 4).max(1) as f64;
-            Line { name: t.label.to_string(), points: hist.iter().enumerate().map(|(i, &e)| (i as f64 + 1.0, 100.0 * e as f64 / full)).collect() }
+            Line {
+                name: t.label.to_string(),
+                points: hist.iter().enumerate().map(|(i, &e)| (i as f64 + 1.0, 100.0 * e as f64 / full)).collect(),
+            }
         })
         .collect();
     vec![
         ("throughput.svg".into(), bar_chart("Throughput by mapping (Figs. 4b, 12)", "MB/s", &tp)),
-        ("hit-ratio-loading.svg".into(), bar_chart("Mapping hit ratio by loading method, 4% window (Fig. 9)", "hit ratio (%)", &hits)),
-        ("static-windows.svg".into(), line_chart("WADPM with static windows (Fig. 10)", "window (% of the page table)", "throughput (% of page mapping)", &windows, Some(0.0))),
-        ("dynamic-window.svg".into(), line_chart("Dynamic window size (Fig. 11)", "adjustment interval", "window (% of the page table)", &dynamic, Some(0.0))),
+        (
+            "hit-ratio-loading.svg".into(),
+            bar_chart("Mapping hit ratio by loading method, 4% window (Fig. 9)", "hit ratio (%)", &hits),
+        ),
+        (
+            "static-windows.svg".into(),
+            line_chart(
+                "WADPM with static windows (Fig. 10)",
+                "window (% of the page table)",
+                "throughput (% of page mapping)",
+                &windows,
+                Some(0.0),
+            ),
+        ),
+        (
+            "dynamic-window.svg".into(),
+            line_chart(
+                "Dynamic window size (Fig. 11)",
+                "adjustment interval",
+                "window (% of the page table)",
+                &dynamic,
+                Some(0.0),
+            ),
+        ),
     ]
 }
 
@@ -202,20 +274,43 @@ fn report(scale: Scale, runs: &Runs) -> String {
     let mut md = String::new();
     let w = &mut md;
     let _ = writeln!(w, "# WADPM reproduction ({} scale)\n", if scale == Scale::Quick { "quick" } else { "paper" });
-    let _ = writeln!(w, "Paper: WADPM, a workload-aware dynamic page mapping for SSDs (`shared/papers/000_d286afa3c14a7fc3.txt`).\n");
+    let _ = writeln!(
+        w,
+        "Paper: WADPM, a workload-aware dynamic page mapping for SSDs (`shared/papers/000_d286afa3c14a7fc3.txt`).\n"
+    );
     let _ = writeln!(w, "## Setup\n\nDevice: preset `wadpm-4gb` (paper Table 2): 4 GB, 16 planes of 256 MB (4 chips × 2 dies × 2 planes, planes of a die share its array: 8 operate at once), 128 KB blocks, 2 KB pages, read 25 µs / program 200 µs / erase 2 ms, 40 MB/s per chip bus. FAST with 2,048 log blocks (128 per plane). Closed loop, queue depth 8, empty device, timing mode. 4-byte mapping entries (512 per 2 KB translation page).\n");
-    let _ = writeln!(w, "| workload | pattern | volume (paper) | mean request (paper) | our generator |\n|---|---|---|---|---|");
-    for (t, (vol, mean, pat)) in TRACES.iter().zip([("884.38 MB", "33.06 KB", "sequential"), ("3.42 GB", "58.68 KB", "sequential"), ("356.77 MB", "14.21 KB", "random"), ("1.62 GB", "13.53 KB", "random + sequential")]) {
-        let _ = writeln!(w, "| {} | {pat} | {vol} | {mean} | `{}`, {} MiB{}, footprint volume/{} |", t.label, t.kind, t.volume_mib, if scale == Scale::Quick { " / 8" } else { "" }, t.footprint_div);
+    let _ = writeln!(
+        w,
+        "| workload | pattern | volume (paper) | mean request (paper) | our generator |\n|---|---|---|---|---|"
+    );
+    for (t, (vol, mean, pat)) in TRACES.iter().zip([
+        ("884.38 MB", "33.06 KB", "sequential"),
+        ("3.42 GB", "58.68 KB", "sequential"),
+        ("356.77 MB", "14.21 KB", "random"),
+        ("1.62 GB", "13.53 KB", "random + sequential"),
+    ]) {
+        let _ = writeln!(
+            w,
+            "| {} | {pat} | {vol} | {mean} | `{}`, {} MiB{}, footprint volume/{} |",
+            t.label,
+            t.kind,
+            t.volume_mib,
+            if scale == Scale::Quick { " / 8" } else { "" },
+            t.footprint_div
+        );
     }
     let _ = writeln!(w, "\nThe traces are not public: generators keep their volume, mean request size and pattern; footprints are our assumption (Bonnie++ and IOzone rewrite their files; IE writes cache files about once; PC application updates half its data).\n");
-    let _ = writeln!(w, "## Fig. 4: write classes under hybrid mapping (FAST)\n\nPage mapping has one class (all `write_data`).\n");
+    let _ = writeln!(
+        w,
+        "## Fig. 4: write classes under hybrid mapping (FAST)\n\nPage mapping has one class (all `write_data`).\n"
+    );
     let _ = writeln!(w, "| workload | write_data | update_pure | update_wasted | FAST / page throughput | paper |\n|---|---|---|---|---|---|");
     for t in TRACES {
         let f = runs.get(t.key, "FAST");
         let h = f.hybrid.unwrap_or_default();
         let n = (h.write_data + h.update_pure + h.update_wasted).max(1) as f64;
-        let paper = if t.kind == "sequential" { "mostly update_pure" } else { "update_wasted a little above update_pure" };
+        let paper =
+            if t.kind == "sequential" { "mostly update_pure" } else { "update_wasted a little above update_pure" };
         let _ = writeln!(
             w,
             "| {} | {:.1}% | {:.1}% | {:.1}% | {:.1}% | {paper}; hybrid 25–50% of page |",
@@ -230,19 +325,33 @@ fn report(scale: Scale, runs: &Runs) -> String {
     let _ = writeln!(w, "## Fig. 9: hit ratio by loading method (window 4%)\n\nPaper: page-chunk has the highest hit ratio on every workload.\n");
     let _ = writeln!(w, "| workload | per-miss-entry | read-ahead (8) | page-chunk |\n|---|---|---|---|");
     for t in TRACES {
-        let c: Vec<String> = LOADINGS.iter().map(|l| format!("{:.1}%", 100.0 * hit(runs.get(t.key, &format!("WADPM 4% {l}"))))).collect();
+        let c: Vec<String> = LOADINGS
+            .iter()
+            .map(|l| format!("{:.1}%", 100.0 * hit(runs.get(t.key, &format!("WADPM 4% {l}")))))
+            .collect();
         let _ = writeln!(w, "| {} | {} |", t.label, c.join(" | "));
     }
     let _ = writeln!(w, "\n![hit-ratio-loading.svg](hit-ratio-loading.svg)\n");
     let _ = writeln!(w, "## Fig. 10 / Table 4: static windows\n\nThroughput as a share of page mapping; paper: Bonnie++/IOzone no loss at small windows, IE −15% and PC −10% at 20%.\n");
-    let _ = writeln!(w, "| workload | {} |\n|---|{}", WINDOWS.map(|x| format!("{x}%")).join(" | "), "---|".repeat(WINDOWS.len()));
+    let _ = writeln!(
+        w,
+        "| workload | {} |\n|---|{}",
+        WINDOWS.map(|x| format!("{x}%")).join(" | "),
+        "---|".repeat(WINDOWS.len())
+    );
     for t in TRACES {
         let page = tput(runs.get(t.key, "page")).max(1e-9);
-        let c: Vec<String> = WINDOWS.iter().map(|&x| format!("{:.1}%", 100.0 * tput(runs.get(t.key, &format!("WADPM {x}%"))) / page)).collect();
+        let c: Vec<String> = WINDOWS
+            .iter()
+            .map(|&x| format!("{:.1}%", 100.0 * tput(runs.get(t.key, &format!("WADPM {x}%"))) / page))
+            .collect();
         let _ = writeln!(w, "| {} | {} |", t.label, c.join(" | "));
     }
     let page_bytes = runs.get("ie", "page").mapping.table_bytes;
-    let sizes: Vec<String> = WINDOWS.iter().map(|&x| format!("{} KB", runs.get("ie", &format!("WADPM {x}%")).mapping.table_bytes / 1024)).collect();
+    let sizes: Vec<String> = WINDOWS
+        .iter()
+        .map(|&x| format!("{} KB", runs.get("ie", &format!("WADPM {x}%")).mapping.table_bytes / 1024))
+        .collect();
     let _ = writeln!(w, "\nTable sizes — ours: hybrid (FAST) {} KB, WADPM {}, page {:.2} MB. Paper: hybrid 60 KB, WADPM 54 / 108 / 215 / 430 / 645 / 860 / 1,075 KB, page 5.25 MB. Ours use 4-byte entries and count FAST's log-block page maps; the paper's figures imply packed ~21-bit entries.\n",
         runs.get("ie", "FAST").mapping.table_bytes / 1024, sizes.join(" / "), page_bytes as f64 / (1 << 20) as f64);
     let _ = writeln!(w, "![static-windows.svg](static-windows.svg)\n");
@@ -252,12 +361,19 @@ fn report(scale: Scale, runs: &Runs) -> String {
         let r = runs.get(t.key, "WADPM dynamic");
         let c = r.mapping.cache.clone().unwrap_or_default();
         let full = (c.full_table_bytes / 4).max(1) as f64;
-        let mean = if c.window_history.is_empty() { 0.0 } else { c.window_history.iter().sum::<u64>() as f64 / c.window_history.len() as f64 / full };
+        let mean = if c.window_history.is_empty() {
+            0.0
+        } else {
+            c.window_history.iter().sum::<u64>() as f64 / c.window_history.len() as f64 / full
+        };
         let last = c.window_history.last().copied().unwrap_or(0) as f64 / full;
         let _ = writeln!(
             w,
             "| {} | {:.1}% | {:.1}% | {:.1}% | {:.2}× | {:+.1}% |",
-            t.label, 100.0 * last, 100.0 * mean, 100.0 * hit(r),
+            t.label,
+            100.0 * last,
+            100.0 * mean,
+            100.0 * hit(r),
             tput(r) / tput(runs.get(t.key, "FAST")).max(1e-9),
             100.0 * (tput(r) / tput(runs.get(t.key, "page")).max(1e-9) - 1.0)
         );
@@ -273,9 +389,16 @@ fn verdict(w: &mut String, runs: &Runs) {
         let _ = writeln!(w, "- **{}**: {text}", if ok { "agrees" } else { "differs" });
     };
     for t in TRACES {
-        let (page, fast, dynw) = (tput(runs.get(t.key, "page")), tput(runs.get(t.key, "FAST")), tput(runs.get(t.key, "WADPM dynamic")));
-        say(fast < page, format!("{}: hybrid slower than page mapping ({:.1} vs {:.1} MB/s; paper 25–50%)", t.label, fast, page));
-        say(dynw > fast, format!("{}: WADPM faster than hybrid ({:.2}×; paper 1.85–3.5×)", t.label, dynw / fast.max(1e-9)));
+        let (page, fast, dynw) =
+            (tput(runs.get(t.key, "page")), tput(runs.get(t.key, "FAST")), tput(runs.get(t.key, "WADPM dynamic")));
+        say(
+            fast < page,
+            format!("{}: hybrid slower than page mapping ({:.1} vs {:.1} MB/s; paper 25–50%)", t.label, fast, page),
+        );
+        say(
+            dynw > fast,
+            format!("{}: WADPM faster than hybrid ({:.2}×; paper 1.85–3.5×)", t.label, dynw / fast.max(1e-9)),
+        );
         let (e, c) = (hit(runs.get(t.key, "WADPM 4% per-miss-entry")), hit(runs.get(t.key, "WADPM 4% page-chunk")));
         say(c >= e, format!("{}: page-chunk hit ratio {:.1}% ≥ per-miss-entry {:.1}%", t.label, 100.0 * c, 100.0 * e));
     }

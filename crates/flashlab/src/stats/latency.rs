@@ -15,7 +15,13 @@ const SUB: u64 = 1 << SUB_BITS;
 
 impl Default for Histogram {
     fn default() -> Self {
-        Histogram { counts: vec![0; (64 - SUB_BITS as usize + 1) * SUB as usize], total: 0, sum_ns: 0, min_ns: u64::MAX, max_ns: 0 }
+        Histogram {
+            counts: vec![0; (64 - SUB_BITS as usize + 1) * SUB as usize],
+            total: 0,
+            sum_ns: 0,
+            min_ns: u64::MAX,
+            max_ns: 0,
+        }
     }
 }
 

@@ -131,7 +131,11 @@ mod tests {
             .map(|_| {
                 x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
                 let r = x >> 33;
-                if r.is_multiple_of(4) { r % 3000 } else { r % 40 }
+                if r.is_multiple_of(4) {
+                    r % 3000
+                } else {
+                    r % 40
+                }
             })
             .collect();
         let mut rd = ReuseDistance::new();

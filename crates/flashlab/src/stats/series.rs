@@ -120,7 +120,12 @@ mod tests {
                     s.record(Sample { host_writes: w, flash_programs: 2 * w, gc_copies: w, ..Sample::default() });
                 }
             }
-            let pts = s.points(Sample { host_writes: total, flash_programs: 2 * total, gc_copies: total, ..Sample::default() });
+            let pts = s.points(Sample {
+                host_writes: total,
+                flash_programs: 2 * total,
+                gc_copies: total,
+                ..Sample::default()
+            });
             assert!(pts.len() >= 20 && pts.len() <= 41, "total {total}: {} intervals", pts.len());
             let widths: Vec<u64> = pts.windows(2).map(|w| w[1].host_writes - w[0].host_writes).collect();
             let full = widths[0];

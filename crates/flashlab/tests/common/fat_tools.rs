@@ -26,7 +26,10 @@ pub fn find_tool(name: &str) -> Option<PathBuf> {
 pub fn tool(name: &str, require_var: &str, package: &str, why: &str) -> Option<PathBuf> {
     let found = find_tool(name);
     if found.is_none() {
-        assert!(std::env::var_os(require_var).is_none(), "{require_var} is set but `{name}` is not installed ({package})");
+        assert!(
+            std::env::var_os(require_var).is_none(),
+            "{require_var} is set but `{name}` is not installed ({package})"
+        );
         eprintln!("SKIPPED {why}: `{name}` not found (install {package})");
     }
     found
@@ -115,7 +118,6 @@ pub fn mdir(t: &Tools, img: &Path, dir: &str) -> String {
     assert!(ok, "mdir {dir} failed: {text}");
     text
 }
-
 
 /// A whole file read back through the file system in `chunk`-byte reads.
 pub fn read_all<D: flashlab::fs::BlockDevice>(fs: &mut flashlab::fs::FatFs<D>, path: &str, chunk: usize) -> Vec<u8> {

@@ -14,7 +14,12 @@ pub struct SegLists {
 
 impl SegLists {
     pub fn new(lists: usize, segments: usize) -> Self {
-        SegLists { head: vec![NIL; lists], tail: vec![NIL; lists], next: vec![NIL; segments], prev: vec![NIL; segments] }
+        SegLists {
+            head: vec![NIL; lists],
+            tail: vec![NIL; lists],
+            next: vec![NIL; segments],
+            prev: vec![NIL; segments],
+        }
     }
 
     #[inline]

@@ -54,8 +54,11 @@ pub fn build(params: toml::Table, ctx: &GenContext) -> Result<Box<dyn Workload>,
     if !(0.0..=1.0).contains(&extras.sequential_share) {
         return Err(config("sequential_share", format!("{} is not a probability in [0, 1]", extras.sequential_share)));
     }
-    let picker =
-        MixedPicker { footprint_units: common.footprint_units(), next_units: 0, continue_below: share_threshold(extras.sequential_share) };
+    let picker = MixedPicker {
+        footprint_units: common.footprint_units(),
+        next_units: 0,
+        continue_below: share_threshold(extras.sequential_share),
+    };
     let rng = seeded_rng(&common);
     Ok(Box::new(Stream::new(common, rng, picker)))
 }
@@ -75,7 +78,8 @@ mod tests {
     fn runs_continue_with_the_given_probability() {
         for share in [0.0, 0.5, 0.9] {
             let r = requests(share, 20_000);
-            let cont = r.windows(2).filter(|w| w[1].offset == w[0].offset + w[0].len).count() as f64 / (r.len() - 1) as f64;
+            let cont =
+                r.windows(2).filter(|w| w[1].offset == w[0].offset + w[0].len).count() as f64 / (r.len() - 1) as f64;
             assert!((cont - share).abs() < 0.02, "share {share}: continued {cont}");
             assert!(r.iter().all(|q| q.offset % 4096 == 0 && q.offset + q.len <= 64 << 20));
         }

@@ -258,7 +258,8 @@ pub(crate) fn open_reader_at(opts: &TraceOptions) -> Result<Reader, Error> {
     if let Some(b) = builtin::find(&opts.path) {
         let b = b?;
         let entry = find_format(opts.format.as_deref().unwrap_or(b.format))?;
-        let input = input::Input::from_stream(&opts.path.display().to_string(), Box::new(std::io::Cursor::new(b.bytes)))?;
+        let input =
+            input::Input::from_stream(&opts.path.display().to_string(), Box::new(std::io::Cursor::new(b.bytes)))?;
         return build(entry, input, opts);
     }
     let entry = match &opts.format {
