@@ -5,8 +5,9 @@
 //! (CMT) in RAM holds recently used entries (LRU, [`MapCache`]); the global translation
 //! directory (where each translation page is) is small and always in RAM, so it costs nothing
 //! here. A miss reads one translation page and, as DFTL does, caches only the missing entry
-//! (`loading = "per-miss-entry"` unless `[ftl.mapping_params]` says otherwise); evicting a
-//! dirty entry writes its translation page back (dirty entries of one page batched). Data
+//! (`loading = "per-miss-entry"`, `recency = "entry"` unless `[ftl.mapping_params]` says
+//! otherwise); evicting a dirty entry reads its translation page, merges every cached entry of
+//! it and writes it back, so the page's other dirty entries are clean (DFTL's batch update). Data
 //! placement and GC are the page-mapped FTL's (`page.rs`): any striping, any victim policy.
 //! GC that moves a page whose entry is not cached rewrites its translation page (batched per
 //! victim), the overhead DFTL's paper analyses. Translation page `t` sits on plane
@@ -21,6 +22,7 @@ use crate::error::Error;
 pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
     let mut table = spec.config.mapping_params.clone();
     table.entry("loading").or_insert_with(|| toml::Value::String("per-miss-entry".into()));
+    table.entry("recency").or_insert_with(|| toml::Value::String("entry".into()));
     let params = CacheParams::parse(&table)?;
     let per_tpage = (spec.layout.geo.page_size as u64 / ENTRY_BYTES).max(1);
     let cache = MapCache::new(params, spec.logical_pages, per_tpage as u32);

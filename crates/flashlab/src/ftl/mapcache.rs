@@ -1,10 +1,12 @@
 //! Demand-loaded mapping cache: the part of a page-level mapping table held in controller RAM
 //! when the whole table lives in flash translation pages (WADPM; DFTL uses the same mechanism).
 //!
-//! Owns: which mapping entries are cached (LRU over entry ids, intrusive lists on flat arrays),
-//! which are dirty, the window size (static, or adjusted by hit ratio as WADPM's Fig. 8), and
-//! the counters. It decides nothing about data placement; it tells the FTL which translation
-//! pages to read or write for each lookup, and the FTL pays for them on the flash.
+//! Owns: which mapping entries are cached and dirty, their recency (an LRU list on flat arrays
+//! over translation pages by default — a page's cached entries share recency and leave together,
+//! as WADPM loads and keeps whole chunks — or over single entries, DFTL's cached mapping table:
+//! `recency = "page" | "entry"`), the window size (static, or adjusted by hit ratio as WADPM's
+//! Fig. 8), and the counters. It decides nothing about data placement; it tells the FTL which
+//! translation pages to read or write for each lookup, and the FTL pays for them on the flash.
 //!
 //! Entry ids are chosen by the caller (WADPM: `plane * lpis_per_plane + LPI`), so that the
 //! entries of one translation page are `entries_per_tpage` consecutive ids.
@@ -13,9 +15,14 @@
 //! - `read-ahead`: the missing entry and the next `k - 1` of the same translation page;
 //! - `page-chunk` (default, WADPM's choice): every entry of the translation page.
 //!
-//! Evicting dirty entries costs one translation-page write per distinct page, batched per
-//! lookup. A window smaller than one translation page makes `page-chunk` thrash (each load
-//! evicts the rest); the paper's smallest window, 1% of the table, is dozens of pages. Window sizing (paper Fig. 8, θHR = 0.90, θMT = 5): at the end of each interval of
+//! Write-back: evicting a dirty entry (or a page holding one) writes its translation page once,
+//! with every cached entry of that page, so all of them are clean afterwards and the page is not
+//! written again when they leave. A page only partly cached is read first and merged (a
+//! read-modify-write: `map_merge_reads`). The most recent node is never evicted, so a window
+//! smaller than one translation page still holds the page just loaded; the paper's smallest
+//! window, 1% of the table, is dozens of pages.
+//!
+//! Window sizing (paper Fig. 8, θHR = 0.90, θMT = 5): at the end of each interval of
 //! `interval` lookups, hit ratio < θHR grows the window by `step` of the full table; otherwise a
 //! maintenance count rises, and once it reaches θMT the window shrinks by `step` (evicting the
 //! excess, dirty entries written back) and the count resets. The paper does not give the step
@@ -41,6 +48,9 @@ pub enum Loading {
 pub struct CacheParams {
     #[serde(default = "d_loading")]
     pub loading: Loading,
+    /// LRU unit: `page` (default: a translation page's cached entries share recency) or `entry`.
+    #[serde(default = "d_recency")]
+    pub recency: Recency,
     /// Entries loaded by `read-ahead` (the missing one included).
     #[serde(default = "d_read_ahead")]
     pub read_ahead: u32,
@@ -70,6 +80,9 @@ pub struct CacheParams {
 
 fn d_loading() -> Loading {
     Loading::PageChunk
+}
+fn d_recency() -> Recency {
+    Recency::Page
 }
 fn d_read_ahead() -> u32 {
     8
@@ -128,8 +141,10 @@ impl CacheParams {
 pub struct MapIo {
     /// Translation page to read before the lookup can complete (on a miss).
     pub read: Option<u32>,
-    /// Translation pages written back (dirty evictions).
+    /// Translation pages written back (dirty evictions), each at most once per lookup.
     pub writes: Vec<u32>,
+    /// Of `writes`, those only partly cached when written back: read first (read-modify-write).
+    pub merge_reads: Vec<u32>,
 }
 
 /// Counters of the cache.
@@ -137,8 +152,21 @@ pub struct MapIo {
 pub struct CacheCounters {
     pub hits: u64,
     pub misses: u64,
+    /// Translation-page reads: misses, read-modify-writes and GC's updates of uncached entries.
     pub map_reads: u64,
     pub map_writes: u64,
+    /// Of `map_reads`, those that merged a partly cached dirty page before writing it back.
+    pub map_merge_reads: u64,
+}
+
+/// What one LRU position stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Recency {
+    /// A translation page: its cached entries share recency and leave together (WADPM's chunks).
+    Page,
+    /// One entry (DFTL's cached mapping table).
+    Entry,
 }
 
 pub struct MapCache {
@@ -146,13 +174,20 @@ pub struct MapCache {
     entries: u64,
     per_tpage: u32,
     capacity: u64,
+    /// Cached entries.
     len: u64,
-    head: u32, // LRU end
-    tail: u32, // MRU end
+    /// LRU list over nodes (entries or translation pages, per `params.recency`).
+    head: u32,
+    tail: u32,
     prev: Vec<u32>,
     next: Vec<u32>,
+    in_list: Vec<u64>,
+    /// Per entry: cached; dirty (changed since its translation page was last written).
     cached: Vec<u64>,
     dirty: Vec<u64>,
+    /// Per translation page: cached entries, dirty entries.
+    t_cached: Vec<u32>,
+    t_dirty: Vec<u32>,
     pub counters: CacheCounters,
     interval_lookups: u64,
     interval_hits: u64,
@@ -175,11 +210,41 @@ fn set(v: &mut [u64], i: u32, on: bool) {
     }
 }
 
+/// Call `f(word, mask)` for the words of a bitmap covering bits `[lo, hi)`.
+#[inline]
+fn for_words(lo: u32, hi: u32, mut f: impl FnMut(usize, u64)) {
+    let mut i = lo;
+    while i < hi {
+        let w = i / 64;
+        let end = hi.min((w + 1) * 64);
+        let width = end - i;
+        let mask = if width == 64 { u64::MAX } else { ((1u64 << width) - 1) << (i % 64) };
+        f(w as usize, mask);
+        i = end;
+    }
+}
+
+/// Set bits `[lo, hi)` on or off; returns how many changed.
+fn set_range(v: &mut [u64], lo: u32, hi: u32, on: bool) -> u32 {
+    let mut changed = 0;
+    for_words(lo, hi, |w, m| {
+        let old = v[w];
+        v[w] = if on { old | m } else { old & !m };
+        changed += ((old ^ v[w]) & m).count_ones();
+    });
+    changed
+}
+
 impl MapCache {
     /// A cache over `entries` mapping entries, `per_tpage` of them per translation page.
     pub fn new(params: CacheParams, entries: u64, per_tpage: u32) -> Self {
         assert!(entries > 0 && entries < NIL as u64 && per_tpage > 0);
         let n = entries as usize;
+        let tpages = entries.div_ceil(per_tpage as u64) as usize;
+        let nodes = match params.recency {
+            Recency::Page => tpages,
+            Recency::Entry => n,
+        };
         let capacity = ((params.window * entries as f64).ceil() as u64).max(1);
         MapCache {
             params,
@@ -189,10 +254,13 @@ impl MapCache {
             len: 0,
             head: NIL,
             tail: NIL,
-            prev: vec![NIL; n],
-            next: vec![NIL; n],
+            prev: vec![NIL; nodes],
+            next: vec![NIL; nodes],
+            in_list: vec![0; nodes.div_ceil(64)],
             cached: vec![0; n.div_ceil(64)],
             dirty: vec![0; n.div_ceil(64)],
+            t_cached: vec![0; tpages],
+            t_dirty: vec![0; tpages],
             counters: CacheCounters::default(),
             interval_lookups: 0,
             interval_hits: 0,
@@ -221,8 +289,23 @@ impl MapCache {
         (n > 0).then(|| self.counters.hits as f64 / n as f64)
     }
 
-    fn unlink(&mut self, e: u32) {
-        let (p, n) = (self.prev[e as usize], self.next[e as usize]);
+    /// Entries `[first, end)` of translation page `t`.
+    #[inline]
+    fn range(&self, t: u32) -> (u32, u32) {
+        let first = t * self.per_tpage;
+        (first, (first as u64 + self.per_tpage as u64).min(self.entries) as u32)
+    }
+
+    #[inline]
+    fn node_of(&self, e: u32) -> u32 {
+        match self.params.recency {
+            Recency::Page => self.tpage_of(e),
+            Recency::Entry => e,
+        }
+    }
+
+    fn unlink(&mut self, x: u32) {
+        let (p, n) = (self.prev[x as usize], self.next[x as usize]);
         if p == NIL {
             self.head = n
         } else {
@@ -233,17 +316,34 @@ impl MapCache {
         } else {
             self.prev[n as usize] = p
         }
+        set(&mut self.in_list, x, false);
     }
 
-    fn push_mru(&mut self, e: u32) {
-        self.prev[e as usize] = self.tail;
-        self.next[e as usize] = NIL;
-        if self.tail == NIL {
-            self.head = e
-        } else {
-            self.next[self.tail as usize] = e
+    /// Make node `x` the most recently used (linking it if it is not in the list).
+    fn touch(&mut self, x: u32) {
+        if self.tail == x {
+            return;
         }
-        self.tail = e;
+        if bit(&self.in_list, x) {
+            self.unlink(x);
+        }
+        self.prev[x as usize] = self.tail;
+        self.next[x as usize] = NIL;
+        if self.tail == NIL {
+            self.head = x
+        } else {
+            self.next[self.tail as usize] = x
+        }
+        self.tail = x;
+        set(&mut self.in_list, x, true);
+    }
+
+    fn mark_dirty(&mut self, e: u32) {
+        if !bit(&self.dirty, e) {
+            set(&mut self.dirty, e, true);
+            let t = self.tpage_of(e) as usize;
+            self.t_dirty[t] += 1;
+        }
     }
 
     /// Look up entry `e` (a host read or write of its page); `write` marks it dirty.
@@ -254,22 +354,23 @@ impl MapCache {
         if self.is_cached(e) {
             self.counters.hits += 1;
             self.interval_hits += 1;
-            self.unlink(e);
-            self.push_mru(e);
         } else {
             self.counters.misses += 1;
             self.counters.map_reads += 1;
             io.read = Some(self.tpage_of(e));
             self.load(e);
         }
+        self.touch(self.node_of(e));
         if write {
-            set(&mut self.dirty, e, true);
+            self.mark_dirty(e);
         }
-        self.evict_to(self.capacity, &mut io.writes);
+        self.evict_to(self.capacity, &mut io);
         if self.params.dynamic && self.interval_lookups >= self.params.interval {
-            self.adjust(&mut io.writes);
+            self.adjust(&mut io);
         }
         self.counters.map_writes += io.writes.len() as u64;
+        self.counters.map_reads += io.merge_reads.len() as u64;
+        self.counters.map_merge_reads += io.merge_reads.len() as u64;
         io
     }
 
@@ -277,7 +378,7 @@ impl MapCache {
     /// its translation page must be rewritten (returned, for the caller to batch).
     pub fn remap(&mut self, e: u32) -> Option<u32> {
         if self.is_cached(e) {
-            set(&mut self.dirty, e, true);
+            self.mark_dirty(e);
             None
         } else {
             Some(self.tpage_of(e))
@@ -290,49 +391,87 @@ impl MapCache {
         self.counters.map_writes += writes;
     }
 
+    /// Cache `e` and the neighbours the loading method brings with it (one translation-page read).
     fn load(&mut self, e: u32) {
-        let first = self.tpage_of(e) * self.per_tpage;
-        let end = ((first as u64 + self.per_tpage as u64).min(self.entries)) as u32;
+        let (first, end) = self.range(self.tpage_of(e));
         let (lo, hi) = match self.params.loading {
             Loading::PerMissEntry => (e, e + 1),
             Loading::ReadAhead => (e, (e + self.params.read_ahead).min(end)),
             Loading::PageChunk => (first, end),
         };
-        // Neighbours first, so the missing entry ends most recently used.
-        for x in lo..hi {
-            if x == e || self.is_cached(x) {
+        if self.params.recency == Recency::Page {
+            let added = set_range(&mut self.cached, lo, hi, true);
+            let t = self.tpage_of(e) as usize;
+            self.t_cached[t] += added;
+            self.len += added as u64;
+            return;
+        }
+        // Neighbours first, so that with per-entry recency the missing entry ends most recent.
+        for x in (lo..hi).filter(|&x| x != e).chain(std::iter::once(e)) {
+            if self.is_cached(x) {
                 continue;
             }
             set(&mut self.cached, x, true);
-            self.push_mru(x);
+            let t = self.tpage_of(x) as usize;
+            self.t_cached[t] += 1;
             self.len += 1;
+            if self.params.recency == Recency::Entry {
+                self.touch(x);
+            }
         }
-        set(&mut self.cached, e, true);
-        self.push_mru(e);
-        self.len += 1;
     }
 
-    /// Evict LRU entries until at most `cap` remain; dirty ones add their translation page to
-    /// `writes` (each page once per batch).
-    fn evict_to(&mut self, cap: u64, writes: &mut Vec<u32>) {
-        while self.len > cap {
-            let e = self.head;
-            debug_assert_ne!(e, NIL);
-            self.unlink(e);
-            set(&mut self.cached, e, false);
-            self.len -= 1;
-            if bit(&self.dirty, e) {
-                set(&mut self.dirty, e, false);
-                let t = self.tpage_of(e);
-                if !writes.contains(&t) {
-                    writes.push(t);
+    /// Write translation page `t` back: every cached entry of it becomes clean (one program, and a
+    /// read first when only part of the page is cached).
+    fn write_back(&mut self, t: u32, io: &mut MapIo) {
+        let (first, end) = self.range(t);
+        debug_assert!(!io.writes.contains(&t), "translation page {t} written twice in one batch");
+        if (self.t_cached[t as usize] as u64) < (end - first) as u64 {
+            io.merge_reads.push(t);
+        }
+        io.writes.push(t);
+        set_range(&mut self.dirty, first, end, false);
+        self.t_dirty[t as usize] = 0;
+    }
+
+    /// Take entry `x` out of the cache (`t_cached` still counts it while the page is written).
+    fn drop_entry(&mut self, x: u32) {
+        set(&mut self.cached, x, false);
+        let t = self.tpage_of(x) as usize;
+        self.t_cached[t] -= 1;
+        self.len -= 1;
+    }
+
+    /// Evict least recently used nodes until at most `cap` entries remain (never the most recent
+    /// node); a dirty one writes its translation page back, which cleans the page's other cached
+    /// entries too, so each page is written once however many of its entries leave.
+    fn evict_to(&mut self, cap: u64, io: &mut MapIo) {
+        while self.len > cap && self.head != self.tail {
+            let x = self.head;
+            self.unlink(x);
+            match self.params.recency {
+                Recency::Page => {
+                    if self.t_dirty[x as usize] > 0 {
+                        self.write_back(x, io);
+                    }
+                    let (first, end) = self.range(x);
+                    let dropped = set_range(&mut self.cached, first, end, false);
+                    debug_assert_eq!(dropped, self.t_cached[x as usize]);
+                    self.t_cached[x as usize] = 0;
+                    self.len -= dropped as u64;
+                }
+                Recency::Entry => {
+                    if bit(&self.dirty, x) {
+                        self.write_back(self.tpage_of(x), io);
+                    }
+                    self.drop_entry(x);
                 }
             }
         }
     }
 
     /// WADPM Fig. 8, at the end of an interval.
-    fn adjust(&mut self, writes: &mut Vec<u32>) {
+    fn adjust(&mut self, io: &mut MapIo) {
         let p = &self.params;
         let hr = self.interval_hits as f64 / self.interval_lookups as f64;
         let step = ((p.step * self.entries as f64).ceil() as u64).max(1);
@@ -344,7 +483,7 @@ impl MapCache {
             self.good_intervals += 1;
         } else {
             self.capacity = self.capacity.saturating_sub(step).max(min.max(1));
-            self.evict_to(self.capacity, writes);
+            self.evict_to(self.capacity, io);
             self.good_intervals = 0;
         }
         self.interval_lookups = 0;
@@ -352,19 +491,38 @@ impl MapCache {
         self.size_history.push(self.capacity);
     }
 
-    /// Cross-check the LRU list against the cached bits and the count.
+    /// Cross-check the LRU list, the cached and dirty bits and the per-page counts.
     pub fn validate(&self) -> Result<(), String> {
-        let (mut e, mut n) = (self.head, 0u64);
-        while e != NIL {
-            if !self.is_cached(e) {
-                return Err(format!("map cache: entry {e} in the LRU list but not marked cached"));
+        let (mut x, mut nodes) = (self.head, 0u64);
+        while x != NIL {
+            if !bit(&self.in_list, x) {
+                return Err(format!("map cache: node {x} in the LRU list but not marked listed"));
             }
-            n += 1;
-            e = self.next[e as usize];
+            nodes += 1;
+            x = self.next[x as usize];
         }
+        let listed: u64 = self.in_list.iter().map(|w| w.count_ones() as u64).sum();
         let marked: u64 = self.cached.iter().map(|w| w.count_ones() as u64).sum();
-        if n != self.len || marked != self.len || self.len > self.capacity {
-            return Err(format!("map cache: list {n}, marked {marked}, len {}, capacity {}", self.len, self.capacity));
+        if listed != nodes || marked != self.len || (self.len > self.capacity && nodes > 1) {
+            return Err(format!(
+                "map cache: {nodes} nodes in the list, {listed} marked; {marked} entries cached, len {}, capacity {}",
+                self.len, self.capacity
+            ));
+        }
+        for t in 0..self.t_cached.len() as u32 {
+            let (first, end) = self.range(t);
+            let (c, d) =
+                (first..end).fold((0, 0), |(c, d), e| (c + self.is_cached(e) as u32, d + bit(&self.dirty, e) as u32));
+            if (c, d) != (self.t_cached[t as usize], self.t_dirty[t as usize]) {
+                return Err(format!("map cache: translation page {t} counts differ from its entries"));
+            }
+            let listed = match self.params.recency {
+                Recency::Page => bit(&self.in_list, t),
+                Recency::Entry => (first..end).any(|e| bit(&self.in_list, e)),
+            };
+            if (c > 0) != listed {
+                return Err(format!("map cache: translation page {t} cached but not listed, or listed empty"));
+            }
         }
         if (0..self.entries as u32).any(|x| bit(&self.dirty, x) && !self.is_cached(x)) {
             return Err("map cache: a dirty entry is not cached".into());
@@ -403,20 +561,94 @@ mod tests {
     }
 
     #[test]
-    fn lru_eviction_writes_back_dirty_pages_once_per_batch() {
-        // Window 4 entries of 64; per-miss loading.
-        let mut c = MapCache::new(params("loading = \"per-miss-entry\"\nwindow = 0.0625"), 64, 16);
+    fn an_evicted_dirty_entry_writes_its_page_once_and_cleans_the_rest_of_it() {
+        // DFTL's layout: entry recency, per-miss loading; window 4 entries of 64, 16 per page.
+        let mut c = MapCache::new(params("loading = \"per-miss-entry\"\nrecency = \"entry\"\nwindow = 0.0625"), 64, 16);
         for e in [0, 1, 2, 3] {
-            c.access(e, true);
+            assert_eq!(c.access(e, true).read, Some(0), "miss: reads translation page 0");
         }
         assert!(c.access(0, false).read.is_none(), "hit");
-        let io = c.access(40, false); // evicts LRU = 1 (dirty, page 0)
-        assert_eq!((io.read, io.writes.clone()), (Some(2), vec![0]));
+        // LRU is now 1, 2, 3, 0. Loading 40 evicts 1 (dirty): page 0 is read (4 of its 16
+        // entries cached), merged and written once; 2, 3 and 0 are clean from then on.
+        let io = c.access(40, false);
+        assert_eq!((io.read, io.writes.clone(), io.merge_reads.clone()), (Some(2), vec![0], vec![0]));
         assert!(!c.is_cached(1) && c.is_cached(0));
-        assert_eq!((c.counters.hits, c.counters.misses, c.counters.map_writes), (1, 5, 1));
-        assert_eq!(c.remap(2), None, "cached: becomes dirty");
+        for e in [41, 42, 43] {
+            let io = c.access(e, false);
+            assert!(io.writes.is_empty(), "entry {} left clean: page 0 is not written again", e - 41);
+        }
+        assert!(!c.is_cached(0) && !c.is_cached(2) && !c.is_cached(3));
+        let k = c.counters;
+        assert_eq!((k.hits, k.misses, k.map_reads, k.map_writes, k.map_merge_reads), (1, 8, 9, 1, 1));
+        assert_eq!(c.remap(43), None, "cached: becomes dirty");
         assert_eq!(c.remap(50), Some(3), "not cached: its translation page must be rewritten");
         c.validate().unwrap();
+    }
+
+    #[test]
+    fn page_recency_keeps_and_evicts_whole_translation_pages() {
+        // WADPM's layout: page-chunk loading, page recency; 2 of 4 pages of 16 entries fit.
+        let mut c = MapCache::new(params("window = 0.5"), 64, 16);
+        assert_eq!(c.access(0, true).read, Some(0));
+        assert_eq!(c.access(17, true).read, Some(1));
+        assert!(c.access(5, false).read.is_none(), "page 0 is cached whole");
+        // Page 1 is now least recent: loading page 2 writes it back whole (no merge read).
+        let io = c.access(33, false);
+        assert_eq!((io.read, io.writes.clone(), io.merge_reads.clone()), (Some(2), vec![1], vec![]));
+        assert_eq!(c.len(), 32);
+        let io = c.access(49, false);
+        assert_eq!(io.writes, vec![0], "page 0 next, written once");
+        let io = c.access(1, false);
+        assert!(io.writes.is_empty(), "page 2 was never written to: evicted clean");
+        let k = c.counters;
+        assert_eq!((k.misses, k.map_reads, k.map_writes, k.map_merge_reads), (5, 5, 2, 0));
+        c.validate().unwrap();
+    }
+
+    #[test]
+    fn no_translation_page_is_written_twice_in_one_eviction_batch() {
+        // Random lookups with growing and shrinking windows, every loading and recency: a batch
+        // (one lookup's write-backs, shrinks included) names each page at most once, and a page
+        // written back holds no dirty entry afterwards.
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut batches_with_several_writes = 0;
+        for loading in ["per-miss-entry", "read-ahead", "page-chunk"] {
+            for recency in ["page", "entry"] {
+                let mut c = MapCache::new(
+                    params(&format!(
+                        "loading = \"{loading}\"\nrecency = \"{recency}\"\nread_ahead = 4\nwindow = 0.2\n\
+                         dynamic = true\nstep = 0.15\ninterval = 64\nmaintenance_threshold = 1\nhit_ratio_threshold = 0.6"
+                    )),
+                    640,
+                    32,
+                );
+                for i in 0..20_000u64 {
+                    let hot = next() % 4 != 0;
+                    let e = if hot { next() % 96 } else { next() % 640 } as u32;
+                    let io = c.access(e, next() % 2 == 0);
+                    let mut w = io.writes.clone();
+                    w.sort_unstable();
+                    w.dedup();
+                    assert_eq!(w.len(), io.writes.len(), "{loading}/{recency} lookup {i}: {:?}", io.writes);
+                    assert!(io.merge_reads.iter().all(|t| io.writes.contains(t)));
+                    for &t in &io.writes {
+                        assert_eq!(c.t_dirty[t as usize], 0, "{loading}/{recency}: page {t} still dirty");
+                    }
+                    batches_with_several_writes += (io.writes.len() > 1) as u32;
+                    if i % 997 == 0 {
+                        c.validate().unwrap();
+                    }
+                }
+                assert!(c.size_history.windows(2).any(|w| w[1] < w[0]), "{loading}/{recency}: never shrank");
+            }
+        }
+        assert!(batches_with_several_writes > 0, "no batch evicted two dirty pages: the test checks nothing");
     }
 
     #[test]
@@ -432,7 +664,7 @@ mod tests {
         }
         assert_eq!(c.capacity(), 20, "grows by one step");
         // Three intervals of hits: two raise the count, the third shrinks by a step.
-        let hot = c.head;
+        let hot = 63; // the last entry loaded
         for _ in 0..30 {
             c.access(hot, false);
         }

@@ -228,6 +228,8 @@ pub struct MappingReport {
     /// Translation-page reads and writes.
     pub map_reads: u64,
     pub map_writes: u64,
+    /// Of `map_reads`: reads of a partly cached dirty page merged before its write-back.
+    pub map_merge_reads: u64,
     /// Bytes of the whole table, and of the part held in RAM now.
     pub full_table_bytes: u64,
     pub cached_table_bytes: u64,

@@ -181,7 +181,9 @@ impl PageFtl {
             done = tl.read(c.plane_of_tpage(tp), t_ns);
         }
         for &tp in &io.writes {
-            tl.program(c.plane_of_tpage(tp), t_ns);
+            let plane = c.plane_of_tpage(tp);
+            let start = if io.merge_reads.contains(&tp) { tl.read(plane, t_ns) } else { t_ns };
+            tl.program(plane, start);
         }
         done
     }
@@ -637,6 +639,7 @@ impl Ftl for PageFtl {
             hit_ratio: c.cache.hit_ratio(),
             map_reads: k.map_reads,
             map_writes: k.map_writes,
+            map_merge_reads: k.map_merge_reads,
             full_table_bytes: self.l2p.len() as u64 * ENTRY_BYTES,
             cached_table_bytes: c.cache.len() * ENTRY_BYTES,
             window_history: c.cache.size_history.clone(),
