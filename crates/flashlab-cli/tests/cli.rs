@@ -518,7 +518,7 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
     let w: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("wadpm/results.json")).unwrap()).unwrap();
     let wrows = w["rows"].as_array().unwrap();
-    assert_eq!(wrows.len(), 4 * 13, "4 trace shapes x 13 mapping variants");
+    assert_eq!(wrows.len(), 4 * 21, "4 trace shapes x 21 mapping variants (8 of them the window sensitivity grid)");
     for r in wrows {
         assert!(
             r["workload"].is_string() && r["policy"].is_string() && r["throughput_mb_s"].as_f64().unwrap() > 0.0,
@@ -528,7 +528,9 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
     let fast = wrows.iter().find(|r| r["workload"] == "ie" && r["policy"] == "FAST").unwrap();
     assert!(fast["write_classes"]["update_wasted"].as_u64().unwrap() > 0, "random writes under FAST waste log pages");
     let wreport = std::fs::read_to_string(out.join("wadpm/report.md")).unwrap();
-    for needle in ["Fig. 4", "Fig. 9", "Table 4", "Fig. 11", "1,075 KB", "Where we agree"] {
+    for needle in
+        ["Fig. 4", "Fig. 9", "Table 4", "Fig. 11", "1,075 KB", "Sensitivity to the window step", "Where we agree"]
+    {
         assert!(wreport.contains(needle), "wadpm report lacks {needle}");
     }
     check_snapshot("wadpm-quick-report.md", &wreport);
