@@ -528,9 +528,16 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
     let fast = wrows.iter().find(|r| r["workload"] == "ie" && r["policy"] == "FAST").unwrap();
     assert!(fast["write_classes"]["update_wasted"].as_u64().unwrap() > 0, "random writes under FAST waste log pages");
     let wreport = std::fs::read_to_string(out.join("wadpm/report.md")).unwrap();
-    for needle in
-        ["Fig. 4", "Fig. 9", "Table 4", "Fig. 11", "1,075 KB", "Sensitivity to the window step", "Where we agree"]
-    {
+    for needle in [
+        "Fig. 4",
+        "Fig. 9",
+        "Table 4",
+        "Fig. 11",
+        "1,075 KB",
+        "Sensitivity to the window step",
+        "Verdict rule",
+        "Tally:",
+    ] {
         assert!(wreport.contains(needle), "wadpm report lacks {needle}");
     }
     check_snapshot("wadpm-quick-report.md", &wreport);
