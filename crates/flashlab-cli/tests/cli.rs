@@ -518,7 +518,13 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
     let w: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("wadpm/results.json")).unwrap()).unwrap();
     let wrows = w["rows"].as_array().unwrap();
-    assert_eq!(wrows.len(), 4 * 21, "4 trace shapes x 21 mapping variants (8 of them the window sensitivity grid)");
+    assert_eq!(
+        wrows.len(),
+        4 * 21 + 2 * 3,
+        "4 trace shapes x 21 mapping variants (8 of them the window sensitivity grid), 2 real traces x 3"
+    );
+    let real = wrows.iter().find(|r| r["workload"] == "iozone-trace" && r["policy"] == "FAST").unwrap();
+    assert!(real["erases"].as_u64().unwrap() > 0, "FAST merges on the IOzone capture's random writes");
     for r in wrows {
         assert!(
             r["workload"].is_string() && r["policy"].is_string() && r["throughput_mb_s"].as_f64().unwrap() > 0.0,

@@ -559,14 +559,17 @@ fn full_shared_traces_match_their_published_counts() {
     }
 }
 
-/// The built-in OLTP excerpts (spatial samples of the captures) read with the counts their
-/// provenance states (`crates/flashlab/data/traces/PROVENANCE.md`; bytes summed with awk over
-/// the decompressed files).
+/// The built-in `blkrq` traces (OLTP spatial samples, whole file-system captures) read with the
+/// counts their provenance states (`crates/flashlab/data/traces/PROVENANCE.md`; the OLTP bytes
+/// summed with awk over the decompressed files, the file-system ones from their capture's
+/// `stats.json`).
 #[test]
-fn builtin_oltp_samples_have_their_documented_counts() {
+fn builtin_blkrq_traces_have_their_documented_counts() {
     for (name, counts, bytes, pages) in [
         ("builtin:tpcc-mdb", [66_693, 37_670, 29_023], [617_185_280u64, 458_982_912u64], 3_432),
         ("builtin:linkbench-mdb", [55_618, 30_897, 24_721], [506_216_448, 384_290_304], 9_351),
+        ("builtin:bonnie-1g", [8_596, 5_831, 2_765], [2_182_840_320, 2_175_913_984], 265_798),
+        ("builtin:iozone-like-1g", [64_315, 44_475, 19_840], [3_221_282_816, 3_221_409_792], 262_191),
     ] {
         assert_eq!(
             detect_format(Path::new(name)).ok(),

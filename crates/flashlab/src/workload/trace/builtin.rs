@@ -44,6 +44,18 @@ pub const BUILTINS: &[Builtin] = &[
         about: "LinkBench on MariaDB/InnoDB (block_rq_issue capture), 1/64 spatial sample: 55,618 requests, 10 writes per page",
         bytes: include_bytes!("../../../data/traces/linkbench-mdb-s64.blk.zst"),
     },
+    Builtin {
+        name: "bonnie-1g",
+        format: "blkrq",
+        about: "Bonnie++ with a 1 GiB file on ext4 (block_rq_issue capture, whole): 8,596 requests, mean 495 KiB",
+        bytes: include_bytes!("../../../data/traces/bonnie-1g.blk.zst"),
+    },
+    Builtin {
+        name: "iozone-like-1g",
+        format: "blkrq",
+        about: "IOzone's six phases as fio jobs on a 1 GiB ext4 file (block_rq_issue capture, whole): 64,315 requests",
+        bytes: include_bytes!("../../../data/traces/iozone-like-1g.blk.zst"),
+    },
 ];
 
 pub fn names() -> Vec<&'static str> {
