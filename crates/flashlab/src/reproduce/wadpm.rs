@@ -222,6 +222,21 @@ fn hit(r: &Results) -> f64 {
     r.mapping.cache.as_ref().and_then(|c| c.hit_ratio).unwrap_or(1.0)
 }
 
+/// A dynamic run's window as a share of the full table: (final, mean over the adjustment
+/// intervals); `None` when no interval completed.
+fn window_shares(r: &Results) -> Option<(f64, f64)> {
+    let c = r.mapping.cache.as_ref()?;
+    let full = (c.full_table_bytes / 4).max(1) as f64;
+    let last = *c.window_history.last()?;
+    let mean = c.window_history.iter().sum::<u64>() as f64 / c.window_history.len() as f64;
+    Some((last as f64 / full, mean / full))
+}
+
+/// The final window for a table cell.
+fn final_window_text(r: &Results) -> String {
+    window_shares(r).map_or("never adjusted".into(), |(last, _)| format!("{:.0}%", 100.0 * last))
+}
+
 pub fn run(scale: Scale, threads: usize, progress: &dyn RunProgress) -> Result<Outcome, Error> {
     let vars = variants();
     let mut jobs = Vec::new();
@@ -438,14 +453,7 @@ fn report(scale: Scale, runs: &Runs, real_stats: &[TraceStats]) -> String {
     let _ = writeln!(w, "| workload | final window | mean window | hit ratio | WADPM / FAST | WADPM / page |\n|---|---|---|---|---|---|");
     for t in TRACES {
         let r = runs.get(t.key, "WADPM dynamic");
-        let c = r.mapping.cache.clone().unwrap_or_default();
-        let full = (c.full_table_bytes / 4).max(1) as f64;
-        let mean = if c.window_history.is_empty() {
-            0.0
-        } else {
-            c.window_history.iter().sum::<u64>() as f64 / c.window_history.len() as f64 / full
-        };
-        let last = c.window_history.last().copied().unwrap_or(0) as f64 / full;
+        let (last, mean) = window_shares(r).unwrap_or((0.0, 0.0));
         let _ = writeln!(
             w,
             "| {} | {:.1}% | {:.1}% | {:.1}% | {:.2}× | {:+.1}% |",
@@ -483,12 +491,7 @@ fn real_traces(w: &mut String, runs: &Runs, stats: &[TraceStats]) {
     for (t, s) in REAL.iter().zip(stats) {
         let (page, fast, dynamic) =
             (runs.get(t.key, "page"), runs.get(t.key, "FAST"), runs.get(t.key, "WADPM dynamic"));
-        let c = dynamic.mapping.cache.clone().unwrap_or_default();
-        let full = (c.full_table_bytes / 4).max(1) as f64;
-        let window = match c.window_history.last() {
-            Some(&n) => format!("{:.0}%", 100.0 * n as f64 / full),
-            None => "never adjusted".into(),
-        };
+        let window = final_window_text(dynamic);
         let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
         let _ = writeln!(
             w,
@@ -533,12 +536,7 @@ fn sensitivity(w: &mut String, runs: &Runs) {
             let mut row = format!("| {} | {step}% |", t.label);
             for interval in INTERVALS {
                 let r = runs.get(t.key, &sensitivity_label(step, interval));
-                let c = r.mapping.cache.clone().unwrap_or_default();
-                let full = (c.full_table_bytes / 4).max(1) as f64;
-                let last = match c.window_history.last() {
-                    Some(&n) => format!("{:.0}%", 100.0 * n as f64 / full),
-                    None => "never adjusted".into(),
-                };
+                let last = final_window_text(r);
                 let _ = write!(row, " {:.2}× / {:+.1}% ({last}) |", tput(r) / fast, 100.0 * (tput(r) / page - 1.0));
             }
             let _ = writeln!(w, "{row}");
@@ -585,13 +583,7 @@ fn verdict(w: &mut String, runs: &Runs) {
     for (t, avg_window) in TRACES.iter().zip([2.0, 2.0, 26.0, 22.0]) {
         throughput(&mut claims, t.key, t.label);
         let dynamic = runs.get(t.key, "WADPM dynamic");
-        let c = dynamic.mapping.cache.clone().unwrap_or_default();
-        let full = (c.full_table_bytes / 4).max(1) as f64;
-        let mean = if c.window_history.is_empty() {
-            f64::NAN
-        } else {
-            100.0 * c.window_history.iter().sum::<u64>() as f64 / c.window_history.len() as f64 / full
-        };
+        let mean = window_shares(dynamic).map_or(f64::NAN, |(_, mean)| 100.0 * mean);
         claims.push(Claim::new(
             Kind::Value,
             format!("{}: mean dynamic window, % of the table", t.label),
