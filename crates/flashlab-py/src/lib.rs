@@ -228,9 +228,12 @@ fn trace_stats(
     serde_json::to_string(&stats).map_err(|e| FlashlabError::new_err(e.to_string()))
 }
 
+/// One registry for Python: (id, title, [(name, about), ...]).
+type Registry = (String, String, Vec<(String, String)>);
+
 /// Every registry: `[(id, title, [(name, about), ...]), ...]`.
 #[pyfunction]
-fn registries() -> Vec<(String, String, Vec<(String, String)>)> {
+fn registries() -> Vec<Registry> {
     flashlab::catalog::registries().into_iter().map(|r| (r.id.to_string(), r.title.to_string(), r.entries)).collect()
 }
 

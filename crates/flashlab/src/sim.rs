@@ -17,7 +17,7 @@ use crate::buffer;
 use crate::config::{Config, Mode, Resolved};
 use crate::device::Device;
 use crate::error::{Error, Location};
-use crate::ftl::{self, FtlCounters, FtlSpec, GcReport};
+use crate::ftl::{self, FtlCounters, FtlSpec, GcReport, HybridReport, MappingReport};
 use crate::host::{self, Arrival, HostLayer, OutOfRange};
 use crate::nand::{NandCounters, Wear};
 use crate::results::*;
@@ -195,6 +195,8 @@ struct Measure {
     base_nand: NandCounters,
     base_ftl: FtlCounters,
     base_gc: GcReport,
+    base_mapping: Option<MappingReport>,
+    base_hybrid: Option<HybridReport>,
     /// Device write clock at the start of the measured phase (for the frozen share).
     base_writes: u64,
     series: Series,
@@ -239,6 +241,8 @@ impl Measure {
             base_nand: dev.ftl.nand().counters,
             base_ftl: dev.ftl.counters(),
             base_gc: dev.ftl.gc_report(),
+            base_mapping: dev.ftl.mapping_report(),
+            base_hybrid: dev.ftl.hybrid_report(),
             base_writes: dev.writes(),
             series: match cfg.sim.interval_writes {
                 Some(step) => Series::fixed(step),
@@ -426,7 +430,10 @@ impl Measure {
             wear: Wear::of(dev.ftl.nand().erase_counts()),
             wear_histogram: wear_histogram(dev.ftl.nand().erase_counts()),
             mapping: {
-                let cache = dev.ftl.mapping_report();
+                let cache = match (dev.ftl.mapping_report(), &self.base_mapping) {
+                    (Some(now), Some(base)) => Some(now.minus(base)),
+                    (now, _) => now,
+                };
                 MappingSummary {
                     scheme: cfg.ftl.mapping.clone(),
                     hit_ratio: cache.as_ref().map_or(Some(1.0), |c| c.hit_ratio),
@@ -468,7 +475,10 @@ impl Measure {
                 rd.summary((cfg.buffer.policy != "none" && bytes > 0).then(|| bytes / r.page_size))
             }),
             gc: dev.ftl.gc_report().minus(&self.base_gc),
-            hybrid: dev.ftl.hybrid_report(),
+            hybrid: match (dev.ftl.hybrid_report(), &self.base_hybrid) {
+                (Some(now), Some(base)) => Some(now.minus(base)),
+                (now, _) => now,
+            },
             config: cfg.clone(),
         }
     }

@@ -103,3 +103,16 @@ fn wadpm_needs_block_units_and_address_placement() {
             .unwrap();
     assert!(sim::run(&c, &mut sim::Quiet).unwrap_err().to_string().contains("ftl.mapping_params.window"));
 }
+
+/// Preconditioning is excluded from results: the cache's lookups, and FAST's write classes,
+/// are those of the measured phase (the fill alone is 85% of the logical pages again).
+#[test]
+fn mapping_and_write_class_counters_cover_the_measured_phase_only() {
+    let r = run(&["workload.volume_ratio=0.5"]);
+    let c = r.mapping.cache.unwrap();
+    assert_eq!(c.hits + c.misses, r.ftl.host_writes + r.ftl.host_reads + r.ftl.trims, "one lookup per page access");
+    assert_eq!(c.hit_ratio, Some(c.hits as f64 / (c.hits + c.misses) as f64));
+    let f = run(&["workload.volume_ratio=0.5", "ftl.mapping=\"fast\"", "ftl.mapping_params=", "ftl.gc="]);
+    let h = f.hybrid.unwrap();
+    assert_eq!(h.write_data + h.update_pure + h.update_wasted, f.ftl.host_writes, "every measured write classified");
+}

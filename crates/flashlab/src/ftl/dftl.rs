@@ -8,16 +8,38 @@
 //! (`loading = "per-miss-entry"`, `recency = "entry"` unless `[ftl.mapping_params]` says
 //! otherwise); evicting a dirty entry reads its translation page, merges every cached entry of
 //! it and writes it back, so the page's other dirty entries are clean (DFTL's batch update). Data
-//! placement and GC are the page-mapped FTL's (`page.rs`): any striping, any victim policy.
+//! placement and GC are the page-mapped FTL's (`page.rs`, with a [`CachedTable`]): any
+//! striping, any victim policy.
 //! GC that moves a page whose entry is not cached rewrites its translation page (batched per
 //! victim), the overhead DFTL's paper analyses. Translation page `t` sits on plane
 //! `t mod planes`; its flash space and GC are not modelled (its I/O is).
 
 use super::mapcache::{CacheParams, MapCache};
+use super::maptable::{CachedTable, Translate, ENTRY_BYTES};
 use super::page::PageFtl;
-use super::wadpm::ENTRY_BYTES;
 use super::{Ftl, FtlSpec};
 use crate::error::Error;
+
+/// DFTL's translation: the entry is the LPN; translation page `t` sits on plane `t mod planes`.
+pub struct Dftl {
+    planes: u32,
+}
+
+impl Translate for Dftl {
+    #[inline]
+    fn entry(&self, lpn: u64) -> u32 {
+        lpn as u32
+    }
+    #[inline]
+    fn plane_of_tpage(&self, tpage: u32) -> u32 {
+        tpage % self.planes
+    }
+    /// Data goes where the striping policy puts it.
+    #[inline]
+    fn placement(&self, _lpn: u64) -> Option<u32> {
+        None
+    }
+}
 
 pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
     let mut table = spec.config.mapping_params.clone();
@@ -26,5 +48,5 @@ pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
     let params = CacheParams::parse(&table)?;
     let per_tpage = (spec.layout.geo.page_size as u64 / ENTRY_BYTES).max(1);
     let cache = MapCache::new(params, spec.logical_pages, per_tpage as u32);
-    Ok(Box::new(PageFtl::with_cached_table(spec, None, cache)?))
+    Ok(Box::new(PageFtl::with_table(spec, CachedTable::new(Dftl { planes: spec.layout.planes }, cache))?))
 }

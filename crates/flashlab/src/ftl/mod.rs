@@ -18,6 +18,7 @@ pub mod fast;
 pub mod gc;
 pub mod hybrid;
 pub mod mapcache;
+pub mod maptable;
 pub mod page;
 pub mod schedule;
 pub mod wadpm;
@@ -219,6 +220,21 @@ pub struct HybridReport {
     pub log_blocks: u64,
 }
 
+impl HybridReport {
+    /// The difference `self - base` (the measured phase).
+    pub fn minus(&self, base: &HybridReport) -> HybridReport {
+        HybridReport {
+            write_data: self.write_data - base.write_data,
+            update_pure: self.update_pure - base.update_pure,
+            update_wasted: self.update_wasted - base.update_wasted,
+            switch_merges: self.switch_merges - base.switch_merges,
+            partial_merges: self.partial_merges - base.partial_merges,
+            full_merges: self.full_merges - base.full_merges,
+            log_blocks: self.log_blocks,
+        }
+    }
+}
+
 /// What a cached mapping table did.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct MappingReport {
@@ -235,6 +251,25 @@ pub struct MappingReport {
     pub cached_table_bytes: u64,
     /// Window size (entries) after each adjustment interval (dynamic windows).
     pub window_history: Vec<u64>,
+}
+
+impl MappingReport {
+    /// The difference `self - base` (the measured phase): counters and hit ratio of the
+    /// lookups after `base`, the window adjustments after it; sizes as they are now.
+    pub fn minus(&self, base: &MappingReport) -> MappingReport {
+        let (hits, misses) = (self.hits - base.hits, self.misses - base.misses);
+        MappingReport {
+            hits,
+            misses,
+            hit_ratio: (hits + misses > 0).then(|| hits as f64 / (hits + misses) as f64),
+            map_reads: self.map_reads - base.map_reads,
+            map_writes: self.map_writes - base.map_writes,
+            map_merge_reads: self.map_merge_reads - base.map_merge_reads,
+            full_table_bytes: self.full_table_bytes,
+            cached_table_bytes: self.cached_table_bytes,
+            window_history: self.window_history[base.window_history.len().min(self.window_history.len())..].to_vec(),
+        }
+    }
 }
 
 /// Where host writes go across planes.

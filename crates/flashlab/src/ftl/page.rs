@@ -12,16 +12,15 @@
 
 use super::alloc::Segments;
 use super::gc::{self, GcPolicy};
-use super::mapcache::{MapCache, MapIo};
+use super::maptable::{MapTable, Resident};
 use super::schedule::{self, GcSchedule, Round, ScheduleContext};
-use super::wadpm::{PlaneMap, ENTRY_BYTES};
 use super::{Flow, Ftl, FtlCounters, FtlSpec, GcReport, MappingReport, ReadOutcome, Striping};
 use crate::error::Error;
 use crate::nand::{GcUnit, Nand};
 
 const UNMAPPED: u32 = u32::MAX;
 
-pub struct PageFtl {
+pub struct PageFtl<M = Resident> {
     l2p: Vec<u32>,
     /// Bit `ppn` set ⇔ `l2p[oob(ppn)] == ppn`.
     valid_bits: Vec<u64>,
@@ -55,8 +54,9 @@ pub struct PageFtl {
     in_cold: Vec<u64>,
     moved_into_cold: u64,
     returned: u64,
-    /// WADPM: plane-static placement and a demand-loaded mapping table.
-    cached: Option<Cached>,
+    /// What the table costs and whether it fixes placement: [`Resident`] for `page`; a
+    /// cached table for DFTL and WADPM.
+    table: M,
 }
 
 /// Sealed segments per pool holding at most `max_valid` valid pages (kept exactly, O(1) per
@@ -67,35 +67,20 @@ struct Gate {
     count: Vec<u32>,
 }
 
-/// The mapping table of a cached scheme: translation and the RAM cache.
-struct Cached {
-    /// WADPM: plane-level translation and placement. `None` (DFTL): entry = LPN, data placed
-    /// by the striping policy, translation page `t` kept on plane `t mod planes`.
-    map: Option<PlaneMap>,
-    planes: u32,
-    cache: MapCache,
-    per_tpage: u64,
-    /// Translation pages GC must rewrite for moved pages whose entries are not cached.
-    gc_tpages: Vec<u32>,
-}
-
-impl Cached {
-    #[inline]
-    fn entry(&self, lpn: u64) -> u32 {
-        self.map.map_or(lpn as u32, |m| m.entry(lpn))
-    }
-    #[inline]
-    fn plane_of_tpage(&self, tp: u32) -> u32 {
-        self.map.map_or(tp % self.planes, |m| m.plane_of_tpage(tp, self.per_tpage))
-    }
-}
-
 pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
     Ok(Box::new(PageFtl::new(spec)?))
 }
 
-impl PageFtl {
+impl PageFtl<Resident> {
+    /// Page mapping with the whole table in RAM.
     pub fn new(spec: &FtlSpec) -> Result<Self, Error> {
+        PageFtl::with_table(spec, Resident)
+    }
+}
+
+impl<M: MapTable> PageFtl<M> {
+    /// Page mapping whose table is `table` (where it lives, what a lookup costs).
+    pub fn with_table(spec: &FtlSpec, table: M) -> Result<Self, Error> {
         let layout = spec.layout;
         let cfg = spec.config;
         let policy = gc::build(&cfg.gc, &layout, &cfg.gc_params)?;
@@ -142,67 +127,15 @@ impl PageFtl {
             in_cold: if tracks_cold { vec![0; (spec.logical_pages as usize).div_ceil(64)] } else { Vec::new() },
             moved_into_cold: 0,
             returned: 0,
-            cached: None,
+            table,
         })
     }
 
-    /// A page FTL whose table is cached: WADPM (`map` given: data placed in plane LPN mod
-    /// planes) or DFTL (`map` = None: placement by the striping policy).
-    pub fn with_cached_table(spec: &FtlSpec, map: Option<PlaneMap>, cache: MapCache) -> Result<Self, Error> {
-        if let Some(m) = map {
-            if spec.config.striping != Striping::Full {
-                return Err(Error::config(
-                    "ftl.striping",
-                    "wadpm places every page in plane LPN mod planes; leave striping at \"full\"",
-                ));
-            }
-            assert_eq!(m.planes, spec.layout.pools as u64, "one pool per plane");
-        }
-        let mut ftl = PageFtl::new(spec)?;
-        let per_tpage = (spec.layout.geo.page_size as u64 / ENTRY_BYTES).max(1);
-        ftl.cached = Some(Cached { map, planes: spec.layout.planes, cache, per_tpage, gc_tpages: Vec::new() });
-        Ok(ftl)
-    }
-
-    /// Look `lpn` up in the mapping cache, paying its translation-page I/O on the flash;
-    /// returns when the lookup completes (data operations start then).
+    /// Look `lpn` up in the table, paying its translation I/O; returns when the lookup
+    /// completes (data operations start then).
     #[inline]
     fn lookup(&mut self, lpn: u64, write: bool, t_ns: u64) -> u64 {
-        let Some(c) = &mut self.cached else { return t_ns };
-        let e = c.entry(lpn);
-        let io = c.cache.access(e, write);
-        self.pay_map_io(&io, t_ns)
-    }
-
-    fn pay_map_io(&mut self, io: &MapIo, t_ns: u64) -> u64 {
-        let (Some(c), Some(tl)) = (&self.cached, self.nand.timeline_mut()) else { return t_ns };
-        let mut done = t_ns;
-        if let Some(tp) = io.read {
-            done = tl.read(c.plane_of_tpage(tp), t_ns);
-        }
-        for &tp in &io.writes {
-            let plane = c.plane_of_tpage(tp);
-            let start = if io.merge_reads.contains(&tp) { tl.read(plane, t_ns) } else { t_ns };
-            tl.program(plane, start);
-        }
-        done
-    }
-
-    /// After a GC victim: rewrite the translation pages of moved, uncached entries (one read
-    /// and one program each).
-    fn flush_gc_remaps(&mut self, t_ns: u64) {
-        let Some(c) = &mut self.cached else { return };
-        let mut pages = std::mem::take(&mut c.gc_tpages);
-        pages.sort_unstable();
-        pages.dedup();
-        c.cache.count_io(pages.len() as u64, pages.len() as u64);
-        let planes: Vec<u32> = pages.iter().map(|&tp| c.plane_of_tpage(tp)).collect();
-        if let Some(tl) = self.nand.timeline_mut() {
-            for plane in planes {
-                let t = tl.read(plane, t_ns);
-                tl.program(plane, t);
-            }
-        }
+        self.table.lookup(lpn, write, t_ns, self.nand.timeline_mut())
     }
 
     /// Pool a host write of `lpn` on `stream` goes to.
@@ -212,8 +145,8 @@ impl PageFtl {
         if pools == 1 {
             return 0;
         }
-        if let Some(m) = self.cached.as_ref().and_then(|c| c.map) {
-            return m.split(lpn).0 as u32;
+        if let Some(p) = self.table.placement(lpn) {
+            return p;
         }
         match self.striping {
             Striping::Full => {
@@ -452,7 +385,7 @@ impl PageFtl {
             word_start += 64;
         }
         assert_eq!(self.segs.valid[victim as usize], 0, "victim {victim} still has valid pages after collection");
-        self.flush_gc_remaps(done);
+        self.table.victim_done(done, self.nand.timeline_mut());
         self.nand.erase_segment(victim, done);
         self.segs.release(victim);
         self.policy.on_erase(victim);
@@ -474,12 +407,7 @@ impl PageFtl {
         self.pool_valid[pool as usize] -= 1;
         self.place(lpn as u64, dst);
         self.counters.gc_copies += 1;
-        if let Some(c) = &mut self.cached {
-            let e = c.entry(lpn as u64);
-            if let Some(tp) = c.cache.remap(e) {
-                c.gc_tpages.push(tp);
-            }
-        }
+        self.table.moved(lpn as u64);
         let from = self.segs.stream[victim as usize] as usize;
         self.flows[from * self.cold_stream.len() + stream] += 1;
         if self.cold_stream[stream] && !self.cold_stream[from] {
@@ -530,7 +458,7 @@ fn check_spare(spec: &FtlSpec, streams: usize, reserve: u32) -> Result<(), Error
     Ok(())
 }
 
-impl Ftl for PageFtl {
+impl<M: MapTable> Ftl for PageFtl<M> {
     fn read(&mut self, lpn: u64, t_ns: u64) -> Result<ReadOutcome, Error> {
         self.check_lpn(lpn);
         self.counters.host_reads += 1;
@@ -624,26 +552,11 @@ impl Ftl for PageFtl {
     }
 
     fn table_bytes(&self) -> u64 {
-        match &self.cached {
-            Some(c) => c.cache.capacity() * ENTRY_BYTES,
-            None => self.l2p.len() as u64 * 4,
-        }
+        self.table.ram_bytes(self.l2p.len() as u64)
     }
 
     fn mapping_report(&self) -> Option<MappingReport> {
-        let c = self.cached.as_ref()?;
-        let k = c.cache.counters;
-        Some(MappingReport {
-            hits: k.hits,
-            misses: k.misses,
-            hit_ratio: c.cache.hit_ratio(),
-            map_reads: k.map_reads,
-            map_writes: k.map_writes,
-            map_merge_reads: k.map_merge_reads,
-            full_table_bytes: self.l2p.len() as u64 * ENTRY_BYTES,
-            cached_table_bytes: c.cache.len() * ENTRY_BYTES,
-            window_history: c.cache.size_history.clone(),
-        })
+        self.table.report(self.l2p.len() as u64)
     }
 
     fn gc_report(&self) -> GcReport {
@@ -726,17 +639,11 @@ impl Ftl for PageFtl {
                 }
             }
         }
-        if let Some(c) = &self.cached {
-            c.cache.validate()?;
-            // WADPM: data never leaves its plane.
-            if let Some(m) = c.map {
-                for (lpn, &ppn) in self.l2p.iter().enumerate() {
-                    if ppn != UNMAPPED && self.nand.layout().decode(ppn).plane as u64 != m.split(lpn as u64).0 {
-                        return Err(format!("wadpm: lpn {lpn} stored outside plane {}", m.split(lpn as u64).0));
-                    }
-                }
-            }
-        }
+        let plane_of = |lpn: u64| {
+            let ppn = self.l2p[lpn as usize];
+            (ppn != UNMAPPED).then(|| self.nand.layout().decode(ppn).plane)
+        };
+        self.table.validate(self.l2p.len() as u64, &plane_of)?;
         if let Some(g) = &self.gate {
             let want = self.count_sealed_at_most(g.max_valid);
             if want != g.count {

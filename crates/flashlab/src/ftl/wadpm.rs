@@ -6,26 +6,27 @@
 //! plane. Data never leaves its plane, so every GC move is a copy-back (block GC units, one pool
 //! per plane, the GC victim policy of `[ftl] gc`).
 //!
-//! Built on the page-mapped FTL's mechanism (`page.rs`), which asks this module for the pool of
-//! a host write and routes every lookup through the cache. Translation pages hold 4-byte
+//! Built on the page-mapped FTL's mechanism (`page.rs`) with a cached table
+//! ([`CachedTable`]): this file supplies only the translation ([`Translate`] for [`PlaneMap`]),
+//! which also fixes each write's pool. Translation pages hold 4-byte
 //! entries (`page_size / 4` per page); a map read costs a page read on the entry's plane, a map
 //! write a page program there, both on the same array and channel as data. Where translation
 //! pages sit physically, and their own garbage collection, are not modelled (their I/O is).
 
 use super::mapcache::{CacheParams, MapCache};
+use super::maptable::{CachedTable, Translate, ENTRY_BYTES};
 use super::page::PageFtl;
-use super::{Ftl, FtlSpec};
+use super::{Ftl, FtlSpec, Striping};
 use crate::error::Error;
 use crate::nand::GcUnit;
-
-/// Bytes per mapping entry in a translation page and in RAM.
-pub const ENTRY_BYTES: u64 = 4;
 
 /// The plane-level translation of WADPM.
 #[derive(Clone, Copy, Debug)]
 pub struct PlaneMap {
     pub planes: u64,
     pub lpis_per_plane: u64,
+    /// Entries per translation page.
+    pub per_tpage: u64,
 }
 
 impl PlaneMap {
@@ -40,10 +41,22 @@ impl PlaneMap {
         let (plane, lpi) = self.split(lpn);
         (plane * self.lpis_per_plane + lpi) as u32
     }
-    /// The plane holding the translation page `tpage` (entries of one plane are consecutive).
+}
+
+impl Translate for PlaneMap {
     #[inline]
-    pub fn plane_of_tpage(&self, tpage: u32, per_tpage: u64) -> u32 {
-        (tpage as u64 * per_tpage / self.lpis_per_plane) as u32
+    fn entry(&self, lpn: u64) -> u32 {
+        PlaneMap::entry(self, lpn)
+    }
+    /// Entries of one plane are consecutive, so its translation pages sit on that plane.
+    #[inline]
+    fn plane_of_tpage(&self, tpage: u32) -> u32 {
+        (tpage as u64 * self.per_tpage / self.lpis_per_plane) as u32
+    }
+    /// Eq. 1: data never leaves plane LPN mod planes (one pool per plane).
+    #[inline]
+    fn placement(&self, lpn: u64) -> Option<u32> {
+        Some(self.split(lpn).0 as u32)
     }
 }
 
@@ -51,16 +64,21 @@ pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
     if spec.layout.unit != GcUnit::Block {
         return Err(Error::config("ftl.gc_unit", "wadpm keeps data in its plane: it needs gc_unit = \"block\""));
     }
+    if spec.config.striping != Striping::Full {
+        return Err(Error::config(
+            "ftl.striping",
+            "wadpm places every page in plane LPN mod planes; leave striping at \"full\"",
+        ));
+    }
     let params = CacheParams::parse(&spec.config.mapping_params)?;
     let planes = spec.layout.planes as u64;
-    let map = PlaneMap { planes, lpis_per_plane: spec.logical_pages.div_ceil(planes) };
-    // Entries per translation page: whole entries of one plane's table never straddle planes
-    // because each plane's table starts a new page.
+    assert_eq!(planes, spec.layout.pools as u64, "block GC units: one pool per plane");
+    // Each plane's table starts a new translation page, so no page straddles planes.
     let per_tpage = (spec.layout.geo.page_size as u64 / ENTRY_BYTES).max(1);
-    let lpis_padded = map.lpis_per_plane.div_ceil(per_tpage) * per_tpage;
-    let map = PlaneMap { planes, lpis_per_plane: lpis_padded };
-    let cache = MapCache::new(params, planes * lpis_padded, per_tpage as u32);
-    Ok(Box::new(PageFtl::with_cached_table(spec, Some(map), cache)?))
+    let lpis_per_plane = spec.logical_pages.div_ceil(planes).div_ceil(per_tpage) * per_tpage;
+    let map = PlaneMap { planes, lpis_per_plane, per_tpage };
+    let cache = MapCache::new(params, planes * lpis_per_plane, per_tpage as u32);
+    Ok(Box::new(PageFtl::with_table(spec, CachedTable::new(map, cache))?))
 }
 
 #[cfg(test)]
@@ -69,13 +87,14 @@ mod tests {
 
     #[test]
     fn translation_follows_equations_1_to_3() {
-        let m = PlaneMap { planes: 16, lpis_per_plane: 1024 };
+        let m = PlaneMap { planes: 16, lpis_per_plane: 1024, per_tpage: 512 };
         assert_eq!(m.split(0), (0, 0));
         assert_eq!(m.split(17), (1, 1));
         assert_eq!(m.split(16 * 5 + 3), (3, 5));
         assert_eq!(m.entry(16 * 5 + 3), 3 * 1024 + 5);
         // Translation pages of 512 entries: plane 3's table is pages 6 and 7.
-        assert_eq!(m.plane_of_tpage(6, 512), 3);
-        assert_eq!(m.plane_of_tpage(7, 512), 3);
+        assert_eq!(m.plane_of_tpage(6), 3);
+        assert_eq!(m.plane_of_tpage(7), 3);
+        assert_eq!(m.placement(16 * 5 + 3), Some(3));
     }
 }
