@@ -389,6 +389,9 @@ impl Config {
         if self.sim.interval_writes == Some(0) {
             return Err(Error::config("sim.interval_writes", "must be at least 1"));
         }
+        if self.host.max_request.is_some_and(|m| m.0 == 0) {
+            return Err(Error::config("host.max_request", "must be at least 1 byte"));
+        }
         if self.host.queue_depth == 0 {
             return Err(Error::config("host.queue_depth", "must be at least 1"));
         }

@@ -92,7 +92,11 @@ pub fn validate(cfg: &Config) -> Result<(), Error> {
 
 /// Build the workload named by `[workload] kind`.
 pub fn build_workload(cfg: &Config, r: &Resolved) -> Result<Box<dyn Workload>, Error> {
-    open_workload(cfg, r).map_err(|e| cfg.attribute(e))
+    let wl = open_workload(cfg, r).map_err(|e| cfg.attribute(e))?;
+    Ok(match cfg.host.max_request {
+        Some(max) => Box::new(host::Split::new(wl, max.0)),
+        None => wl,
+    })
 }
 
 fn open_workload(cfg: &Config, r: &Resolved) -> Result<Box<dyn Workload>, Error> {

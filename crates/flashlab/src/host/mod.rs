@@ -8,8 +8,9 @@ pub mod passthrough;
 use serde::{Deserialize, Serialize};
 
 use crate::device::Device;
-use crate::error::Error;
-use crate::workload::Request;
+use crate::error::{Error, Location};
+use crate::units::ByteSize;
+use crate::workload::{Request, Workload};
 
 pub trait HostLayer: Send {
     /// Issue `req` at `t_ns` against `dev`; returns the completion time of its last page.
@@ -55,6 +56,11 @@ pub struct HostConfig {
     /// Outstanding requests in closed loop.
     #[serde(default = "d_qd")]
     pub queue_depth: u32,
+    /// Split requests longer than this into consecutive requests of at most this size, each
+    /// issued on its own (with the original's arrival time), as a block layer's request-size
+    /// limit (`max_sectors_kb`) does. Absent: requests are issued whole.
+    #[serde(default)]
+    pub max_request: Option<ByteSize>,
 }
 
 fn d_layer() -> String {
@@ -72,7 +78,13 @@ fn d_qd() -> u32 {
 
 impl Default for HostConfig {
     fn default() -> Self {
-        HostConfig { layer: d_layer(), out_of_range: d_oor(), arrival: d_arrival(), queue_depth: d_qd() }
+        HostConfig {
+            layer: d_layer(),
+            out_of_range: d_oor(),
+            arrival: d_arrival(),
+            queue_depth: d_qd(),
+            max_request: None,
+        }
     }
 }
 
@@ -88,6 +100,44 @@ pub const HOST_LAYERS: &[HostEntry] = &[HostEntry {
     build: passthrough::build,
 }];
 
+/// A workload whose requests longer than `max` bytes are split into consecutive pieces.
+pub struct Split {
+    inner: Box<dyn Workload>,
+    max: u64,
+    /// The rest of a request being split.
+    rest: Option<Request>,
+}
+
+impl Split {
+    pub fn new(inner: Box<dyn Workload>, max: u64) -> Self {
+        assert!(max > 0, "validated: max_request is positive");
+        Split { inner, max, rest: None }
+    }
+}
+
+impl Workload for Split {
+    fn next_request(&mut self) -> Result<Option<Request>, Error> {
+        let req = match self.rest.take() {
+            Some(r) => r,
+            None => match self.inner.next_request()? {
+                Some(r) => r,
+                None => return Ok(None),
+            },
+        };
+        if req.len <= self.max {
+            return Ok(Some(req));
+        }
+        self.rest = Some(Request { offset: req.offset + self.max, len: req.len - self.max, ..req });
+        Ok(Some(Request { len: self.max, ..req }))
+    }
+    fn location(&self) -> Option<Location> {
+        self.inner.location()
+    }
+    fn progress(&self) -> Option<(u64, u64)> {
+        self.inner.progress()
+    }
+}
+
 pub fn names() -> Vec<&'static str> {
     HOST_LAYERS.iter().map(|h| h.name).collect()
 }
@@ -96,5 +146,41 @@ pub fn build(cfg: &HostConfig) -> Result<Box<dyn HostLayer>, Error> {
     match HOST_LAYERS.iter().find(|h| h.name == cfg.layer) {
         Some(h) => (h.build)(cfg),
         None => Err(Error::unknown("host layer", &cfg.layer, names())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::Op;
+
+    struct Fixed(Vec<Request>);
+    impl Workload for Fixed {
+        fn next_request(&mut self) -> Result<Option<Request>, Error> {
+            Ok((!self.0.is_empty()).then(|| self.0.remove(0)))
+        }
+    }
+
+    #[test]
+    fn split_cuts_long_requests_into_consecutive_pieces_at_the_same_time() {
+        let req = |time_ns, op, offset, len| Request { time_ns, op, offset, len };
+        let inner = Fixed(vec![req(5, Op::Write, 4096, 100 << 10), req(9, Op::Read, 0, 32 << 10), req(11, Op::Trim, 0, 1)]);
+        let mut s = Split::new(Box::new(inner), 32 << 10);
+        let mut got = Vec::new();
+        while let Some(r) = s.next_request().unwrap() {
+            got.push((r.time_ns, r.op, r.offset, r.len));
+        }
+        let k = 32u64 << 10;
+        assert_eq!(
+            got,
+            vec![
+                (5, Op::Write, 4096, k),
+                (5, Op::Write, 4096 + k, k),
+                (5, Op::Write, 4096 + 2 * k, k),
+                (5, Op::Write, 4096 + 3 * k, 4 << 10),
+                (9, Op::Read, 0, k),
+                (11, Op::Trim, 0, 1),
+            ]
+        );
     }
 }
