@@ -520,9 +520,13 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
     let wrows = w["rows"].as_array().unwrap();
     assert_eq!(
         wrows.len(),
-        4 * 21 + 2 * 3,
-        "4 trace shapes x 21 mapping variants (8 of them the window sensitivity grid), 2 real traces x 3"
+        4 * 21 + 2 * 3 * 2 + 4 * 3,
+        "4 trace shapes x 21 mapping variants (8 of them the window sensitivity grid), 2 real traces x 3 (whole and \
+         split requests), 4 preconditioned shapes x 3"
     );
+    for r in wrows.iter().filter(|r| r["policy"].as_str().unwrap().starts_with("preconditioned")) {
+        assert!(r["erases"].as_u64().unwrap() > 0 && r["gc_moves"].as_u64().unwrap() > 0, "GC runs: {r}");
+    }
     let real = wrows.iter().find(|r| r["workload"] == "iozone-trace" && r["policy"] == "FAST").unwrap();
     assert!(real["erases"].as_u64().unwrap() > 0, "FAST merges on the IOzone capture's random writes");
     for r in wrows {

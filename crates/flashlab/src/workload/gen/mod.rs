@@ -41,7 +41,7 @@ pub const GENERATORS: &[GeneratorEntry] = &[
     GeneratorEntry { name: "sequential", about: "address order over the footprint, wrapping around", build: sequential::build },
     GeneratorEntry { name: "uniform", about: "uniform random aligned offsets over the footprint", build: uniform::build },
     GeneratorEntry { name: "zipf", about: "fio-compatible zipf(theta) over request slots (theta 1.1)", build: zipf::build },
-    GeneratorEntry { name: "mixed", about: "sequential runs broken by random jumps (sequential_share 0.5)", build: mixed::build },
+    GeneratorEntry { name: "mixed", about: "sequential runs broken by random jumps (sequential_share 0.5; resume = true: jumps are excursions the run resumes after)", build: mixed::build },
     GeneratorEntry { name: "hotcold", about: "hot_access (0.8) of requests on the first hot_space (0.2)", build: hotcold::build },
     GeneratorEntry { name: "tpcc-like", about: "OLTP page writes: database grows 10%→100%, 22.9× footprint, top 20% of pages ~90%", build: oltp::build_tpcc },
     GeneratorEntry { name: "linkbench-like", about: "as tpcc-like but update-heavy: 229× footprint, top 20% of pages ~80%", build: oltp::build_linkbench },

@@ -66,7 +66,18 @@ pub struct TraceStats {
     pub devices: Option<u64>,
     /// Records per device, by device number.
     pub per_device: Vec<DeviceCount>,
+    /// Written bytes in requests that start where one of the previous `STREAMS` (8) writes of the
+    /// same device ended (a sequential continuation, tolerant of interleaved streams); the rest
+    /// are jumps: scattered small writes, metadata, random phases.
+    pub sequential_write_bytes: u64,
+    /// The other written bytes (jumps) by distance from the nearest end of the previous
+    /// `STREAMS` (8) writes of the device, in power-of-two buckets (`count` = bytes); jumps with
+    /// no previous write on their device are left out.
+    pub jump_distance: Vec<SizeBucket>,
 }
+
+/// Interleaved write streams a continuation may follow (see `sequential_write_bytes`).
+pub const STREAMS: usize = 8;
 
 /// Read the whole trace once and summarise it.
 pub fn stats(opts: &TraceOptions, page_size: u64) -> Result<TraceStats, Error> {
@@ -100,6 +111,9 @@ struct Acc {
     extents: Extents,
     merged: Extents,
     per_device: BTreeMap<u64, u64>,
+    /// (device, end) of the last `STREAMS` writes, most recent last.
+    write_ends: Vec<(u64, u64)>,
+    jump_buckets: [u64; 64],
 }
 
 impl Acc {
@@ -126,6 +140,8 @@ impl Acc {
             footprint_pages_merged: 0,
             devices: None,
             per_device: Vec::new(),
+            sequential_write_bytes: 0,
+            jump_distance: Vec::new(),
         };
         Acc {
             s,
@@ -137,6 +153,8 @@ impl Acc {
             extents: Extents::default(),
             merged: Extents::default(),
             per_device: BTreeMap::new(),
+            write_ends: Vec::with_capacity(STREAMS + 1),
+            jump_buckets: [0; 64],
         }
     }
 
@@ -171,6 +189,18 @@ impl Acc {
         if let Some(d) = device {
             *self.per_device.entry(d).or_insert(0) += 1;
         }
+        if op == Op::Write {
+            let d = device.unwrap_or(0);
+            if self.write_ends.contains(&(d, offset)) {
+                self.s.sequential_write_bytes += len;
+            } else if let Some(dist) = self.write_ends.iter().filter(|e| e.0 == d).map(|e| e.1.abs_diff(offset)).min() {
+                self.jump_buckets[dist.ilog2() as usize] += len;
+            }
+            if self.write_ends.len() == STREAMS {
+                self.write_ends.remove(0);
+            }
+            self.write_ends.push((d, offset + len));
+        }
     }
 
     fn finish(mut self, path: String, format: String, time_scale: f64) -> TraceStats {
@@ -188,6 +218,10 @@ impl Acc {
         s.size_histogram = (0..64)
             .filter(|&k| self.buckets[k] > 0)
             .map(|k| SizeBucket { label: size_label(1 << k), min_bytes: 1 << k, count: self.buckets[k] })
+            .collect();
+        s.jump_distance = (0..64)
+            .filter(|&k| self.jump_buckets[k] > 0)
+            .map(|k| SizeBucket { label: size_label(1 << k), min_bytes: 1 << k, count: self.jump_buckets[k] })
             .collect();
         s.footprint_pages = self.extents.pages();
         s.footprint_pages_merged = self.merged.pages();
@@ -308,6 +342,21 @@ impl fmt::Display for TraceStats {
         }
         writeln!(f)?;
         self.fmt_devices(f)?;
+        if self.write_bytes > 0 {
+            writeln!(
+                f,
+                "sequential       {:.1}% of written bytes continue one of the last {STREAMS} writes",
+                100.0 * self.sequential_write_bytes as f64 / self.write_bytes as f64
+            )?;
+        }
+        if let (Some(half), Some(most)) = (self.jump_within(0.5), self.jump_within(0.9)) {
+            writeln!(
+                f,
+                "jump distance    half of the other written bytes land within {} of one of those writes' ends, 90% within {}",
+                human(half),
+                human(most)
+            )?;
+        }
         writeln!(f, "request sizes    (bucket = [size, 2 × size): count, share)")?;
         for b in &self.size_histogram {
             let share = b.count as f64 / self.records.max(1) as f64 * 100.0;
@@ -318,6 +367,20 @@ impl fmt::Display for TraceStats {
 }
 
 impl TraceStats {
+    /// The distance (a power of two) within which `share` of the jump bytes land: the upper
+    /// bound of the bucket where the cumulative share reaches it. `None` without jumps.
+    pub fn jump_within(&self, share: f64) -> Option<u64> {
+        let total: u64 = self.jump_distance.iter().map(|b| b.count).sum();
+        let mut acc = 0;
+        for b in &self.jump_distance {
+            acc += b.count;
+            if acc as f64 >= share * total as f64 {
+                return Some(b.min_bytes.saturating_mul(2));
+            }
+        }
+        None
+    }
+
     fn fmt_devices(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let Some(n) = self.devices else {
             return writeln!(f, "devices          (the format has no device column)");
@@ -369,6 +432,54 @@ mod tests {
         assert_eq!(labels, vec![("512B", 1), ("4KiB", 2)]);
         assert_eq!(s.read_fraction, 0.5);
         assert!(s.to_string().contains("records          3"));
+    }
+
+    /// A write continues a stream when it starts where one of the last eight writes of its
+    /// device ended; reads in between do not break it; the ninth-oldest stream is forgotten.
+    #[test]
+    fn sequential_writes_follow_up_to_eight_interleaved_streams() {
+        let w = |offset, len, device| Kept {
+            req: Request { time_ns: 0, op: Op::Write, offset, len },
+            device: Some(device),
+            raw_ns: 0,
+        };
+        let mut acc = Acc::new(4096);
+        acc.add(&w(0, 4096, 0)); // first write: a jump
+        acc.add(&Kept {
+            req: Request { time_ns: 0, op: Op::Read, offset: 4096, len: 512 },
+            device: Some(0),
+            raw_ns: 0,
+        });
+        acc.add(&w(4096, 8192, 0)); // continues: 8192 bytes
+        acc.add(&w(4096 + 8192, 100, 1)); // same offset on another device: a jump
+        for k in 1..=6u64 {
+            acc.add(&w(k << 30, 10, 0)); // six other streams: the first is now 8 writes back
+        }
+        acc.add(&w(12288, 1000, 0)); // continues the first stream
+        for k in 1..=8u64 {
+            acc.add(&w(k << 31, 10, 0)); // eight jumps
+        }
+        acc.add(&w(13288, 1, 0)); // the first stream, now 9 writes back: forgotten
+        let s = acc.finish("t".into(), "csv".into(), 1.0);
+        assert_eq!(s.sequential_write_bytes, 8192 + 1000);
+    }
+
+    /// Jump bytes by distance to the nearest recent write end, and the quantile reading of it.
+    #[test]
+    fn jump_distances_are_bucketed_by_powers_of_two() {
+        let w = |offset, len| Kept { req: Request { time_ns: 0, op: Op::Write, offset, len }, device: None, raw_ns: 0 };
+        let mut acc = Acc::new(4096);
+        acc.add(&w(0, 4096)); // no earlier write: not in the histogram
+        acc.add(&w(4196, 10)); // 100 B after the end at 4096
+        acc.add(&w(1 << 20, 10)); // 1 MiB - 4206 B from the nearest end
+        acc.add(&w((1 << 20) + 10 + 5000, 10)); // 5000 B after the previous end
+        let s = acc.finish("t".into(), "csv".into(), 1.0);
+        let got: Vec<(u64, u64)> = s.jump_distance.iter().map(|b| (b.min_bytes, b.count)).collect();
+        assert_eq!(got, vec![(64, 10), (4096, 10), (1 << 19, 10)]);
+        assert_eq!(
+            (s.jump_within(0.3), s.jump_within(0.5), s.jump_within(0.9)),
+            (Some(128), Some(8192), Some(1 << 20))
+        );
     }
 
     #[test]
