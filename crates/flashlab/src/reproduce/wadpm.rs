@@ -624,6 +624,23 @@ fn real_traces(w: &mut String, runs: &Runs, stats: &[TraceStats]) {
          (`host.max_request`, a block layer's request-size limit), each issued on its own; they answer whether our large merged \
          requests, rather than the traces' content, make the difference to the paper. Only the unsplit rows are counted in the verdicts.\n"
     );
+    for t in &REAL {
+        let vs_page = |l: &str, sfx: &str| {
+            let page = tput(runs.get(t.key, &format!("page{sfx}"))).max(1e-9);
+            100.0 * (tput(runs.get(t.key, &format!("{l}{sfx}"))) / page - 1.0)
+        };
+        let _ = writeln!(
+            w,
+            "- {}: split to {} KiB, FAST vs page goes from {:+.1}% to {:+.1}%, WADPM vs page from {:+.1}% to {:+.1}%.",
+            t.label,
+            t.split_kib,
+            vs_page("FAST", ""),
+            vs_page("FAST", SPLIT),
+            vs_page("WADPM dynamic", ""),
+            vs_page("WADPM dynamic", SPLIT)
+        );
+    }
+    let _ = writeln!(w);
 }
 
 /// The comparison with GC running: the paper's argument (§2.3) that plane-level mapping makes
