@@ -148,6 +148,18 @@ fn fab_evicts_the_largest_block_group_lru_among_ties() {
 /// A buffer of `dram` DRAM pages and `nvram` NVRAM pages (0: none) in front of a small
 /// page-mapped FTL with `ppb` pages per block, verify and check modes on.
 fn device_with(policy: &str, dram: u64, nvram: u64, ppb: u32, tweak: impl FnOnce(&mut BufferConfig)) -> Device {
+    device_in_mode(policy, dram, nvram, ppb, true, tweak)
+}
+
+/// [`device_with`], with verify (version tags kept on flash, reads checked) on or off.
+fn device_in_mode(
+    policy: &str,
+    dram: u64,
+    nvram: u64,
+    ppb: u32,
+    verify: bool,
+    tweak: impl FnOnce(&mut BufferConfig),
+) -> Device {
     let geo = Geometry {
         channels: 1,
         chips_per_channel: 1,
@@ -158,19 +170,14 @@ fn device_with(policy: &str, dram: u64, nvram: u64, ppb: u32, tweak: impl FnOnce
         page_size: 4096,
     };
     let cfg = FtlConfig::default();
-    let spec = FtlSpec {
-        layout: Layout::new(geo, GcUnit::Block),
-        logical_pages: 128,
-        config: &cfg,
-        verify: true,
-        timing: None,
-    };
+    let spec =
+        FtlSpec { layout: Layout::new(geo, GcUnit::Block), logical_pages: 128, config: &cfg, verify, timing: None };
     let held = policy != "none";
     let mut bc = BufferConfig::dram(policy, if held { dram * 4096 } else { 0 });
     bc.nvram = ByteSize(if held { nvram * 4096 } else { 0 });
     tweak(&mut bc);
     let b = buffer::build(&bc, &buffer::BufferContext { page_size: 4096, pages_per_block: ppb as u64 }).unwrap();
-    Device::new(b, ftl::build(&spec).unwrap(), 4096, true, true)
+    Device::new(b, ftl::build(&spec).unwrap(), 4096, verify, true)
 }
 
 fn writes(d: &mut Device, lpns: &[u64]) {
@@ -339,6 +346,24 @@ fn cbm_evicts_block_region_lru_and_merges_clean_read_pages() {
     d.verify_all().unwrap();
 }
 
+/// The same clean merge without verify (no version tags on flash): a clean DRAM page read from
+/// a written page still goes down with its block; one read from a never-written page does not.
+#[test]
+fn cbm_merges_clean_pages_in_accounting_mode() {
+    for verify in [false, true] {
+        let mut d = device_in_mode("cbm", 4, 6, 4, verify, |b| b.block_threshold = Some(2));
+        d.write_through(0, 0).unwrap();
+        d.read(0, 0).unwrap(); // DRAM: 0 (clean, on flash)
+        d.read(3, 0).unwrap(); // DRAM: 3 (never written: nothing to merge)
+        writes(&mut d, &[1, 2]); // block 0 {1, 2}: Block Region
+        writes(&mut d, &[5, 6, 9, 10]); // NVRAM full
+        let base = flushed(&d);
+        d.write(13, 0).unwrap(); // victim: block 0 {1, 2}, merged with DRAM's page 0, not 3
+        assert_eq!(flushed(&d) - base, 3, "verify {verify}");
+        assert_eq!(d.buffer.counters().unwrap().merged_clean_pages, 1, "verify {verify}");
+    }
+}
+
 /// With the Block Region empty, CBM evicts the block of the least recently used Page Region page.
 #[test]
 fn cbm_falls_back_to_the_page_region() {
@@ -405,6 +430,38 @@ fn buffer_options_apply_only_where_they_mean_something() {
     assert!(err(BufferConfig { block_threshold: Some(9), nvram: ByteSize(4096), ..BufferConfig::dram("cbm", 4096) })
         .contains("1..=8"));
     assert!(buffer::build(&BufferConfig { padding: Some(false), ..BufferConfig::dram("bplru", 4096) }, &ctx).is_ok());
+    assert!(
+        err(BufferConfig { read_cache: Some(false), ..BufferConfig::dram("lru", 4096) }).contains("buffer.read_cache")
+    );
+    assert!(
+        err(BufferConfig { write_clean: Some(true), ..BufferConfig::dram("dwb", 4096) }).contains("buffer.write_clean")
+    );
+    let both = BufferConfig { read_cache: Some(false), write_clean: Some(true), ..BufferConfig::dram("fab", 4096) };
+    assert!(err(both).contains("buffer.write_clean"));
+}
+
+/// FAB's two readings as the DWB paper's baseline: without a read cache a re-read misses;
+/// writing clean pages back sends a victim block's read pages down with its dirty ones.
+#[test]
+fn fab_options_drop_the_read_cache_or_write_clean_pages_back() {
+    let run = |tweak: fn(&mut BufferConfig)| {
+        let mut d = device_with("fab", 4, 0, 8, tweak);
+        d.write_through(1, 0).unwrap();
+        d.write_through(2, 0).unwrap();
+        d.read(1, 0).unwrap();
+        d.read(2, 0).unwrap(); // block 0: 1, 2 read (clean) unless reads are not cached
+        d.write(0, 0).unwrap(); // block 0: 0 dirty
+        d.read(1, 0).unwrap(); // a hit when reads are cached
+        writes(&mut d, &[8]);
+        d.write(16, 0).unwrap(); // full when reads are cached: block 0 (largest) leaves
+        let (c, f) = (d.buffer.counters().unwrap(), flushed(&d));
+        d.verify_all().unwrap();
+        (c.read_hits, c.merged_clean_pages, c.flushed_pages, f)
+    };
+    // Flash writes count the two written through first.
+    assert_eq!(run(|_| {}), (1, 0, 1, 3), "default: clean pages dropped, the dirty page written");
+    assert_eq!(run(|b| b.write_clean = Some(true)), (1, 2, 3, 5), "clean 1, 2 written with 0");
+    assert_eq!(run(|b| b.read_cache = Some(false)), (0, 0, 0, 2), "reads bypass: 0, 8, 16 fit");
 }
 
 /// `host.out_of_range = "compact"` maps trace blocks to device blocks in first-touch order:

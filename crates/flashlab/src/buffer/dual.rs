@@ -60,7 +60,7 @@ impl<D: EvictPolicy, N: EvictPolicy> Dual<D, N> {
         }
     }
 
-    fn insert_dram(&mut self, lpn: u64, tag: u32, how: Entry) {
+    fn insert_dram(&mut self, lpn: u64, tag: Option<u32>, how: Entry) {
         let s = self.dram.insert(lpn, tag, how.dirty());
         self.d.on_insert(s, lpn, how);
         *self.dram_blocks.entry(lpn / self.ppb).or_insert(0) += 1;
@@ -80,7 +80,7 @@ impl<D: EvictPolicy, N: EvictPolicy> Dual<D, N> {
     }
 
     fn insert_nvram(&mut self, lpn: u64, tag: u32, how: Entry) {
-        let s = self.nvram.insert(lpn, tag, true);
+        let s = self.nvram.insert(lpn, Some(tag), true);
         self.n.on_insert(s, lpn, how);
     }
 
@@ -125,7 +125,7 @@ impl<D: EvictPolicy, N: EvictPolicy> Dual<D, N> {
             if let Some(s) = self.dram.slot(lpn) {
                 if self.dram.dirty[s as usize] {
                     down.push((lpn, Down::DramDirty(s)));
-                } else if self.rule.merge_clean && self.dram.tag[s as usize] != 0 {
+                } else if self.rule.merge_clean && self.dram.data[s as usize] {
                     down.push((lpn, Down::DramClean(s)));
                 }
             }
@@ -170,7 +170,7 @@ impl<D: EvictPolicy, N: EvictPolicy> WriteBuffer for Dual<D, N> {
         }
         let r = ftl.read(lpn, t_ns)?;
         let freed = self.make_room_dram(t_ns, ftl)?;
-        self.insert_dram(lpn, r.tag.unwrap_or(0), Entry::Read);
+        self.insert_dram(lpn, r.tag, Entry::Read);
         Ok(ReadOutcome { done_ns: r.done_ns.max(freed), tag: r.tag })
     }
 
@@ -194,7 +194,7 @@ impl<D: EvictPolicy, N: EvictPolicy> WriteBuffer for Dual<D, N> {
             }
             (None, false) => {
                 let freed = self.make_room_dram(t_ns, ftl)?;
-                self.insert_dram(lpn, tag, Entry::Write);
+                self.insert_dram(lpn, Some(tag), Entry::Write);
                 Ok(freed)
             }
             (held, true) => {

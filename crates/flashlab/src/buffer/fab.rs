@@ -5,6 +5,9 @@
 //! together (dirty ones written down in page order, clean ones dropped), which suits
 //! block-level FTLs. Reads are cached too (clean pages). All DRAM.
 //!
+//! Two options give the readings of FAB as the DWB paper's baseline: `read_cache = false` (a
+//! write-only buffer) and `write_clean = true` (a victim's clean pages go down with its block).
+//!
 //! Blocks sit in one list per page count, each least recently used first, so the victim is the
 //! head of the fullest non-empty list: O(1) per access instead of a scan over the blocks.
 
@@ -30,7 +33,14 @@ pub struct Fab {
 pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuffer>, Error> {
     let pages = cfg.single_store(ctx)?;
     let fab = Fab::new(pages.capacity(), ctx.pages_per_block);
-    Ok(Box::new(Buffered::new(pages, fab)))
+    let mut b = Buffered::new(pages, fab);
+    if cfg.read_cache == Some(false) {
+        b = b.write_only();
+    }
+    if cfg.write_clean == Some(true) {
+        b = b.writing_clean();
+    }
+    Ok(Box::new(b))
 }
 
 impl Fab {

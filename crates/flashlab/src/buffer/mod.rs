@@ -108,6 +108,16 @@ pub struct BufferConfig {
     /// a block).
     #[serde(default)]
     pub block_threshold: Option<u32>,
+    /// FAB: read misses enter the buffer as clean pages (default on). Off: a write buffer only,
+    /// the reading of the DWB paper's "unlike existing buffer algorithms, pages requested by
+    /// reads are also stored in the buffer" (§1).
+    #[serde(default)]
+    pub read_cache: Option<bool>,
+    /// FAB: a victim block's clean pages are written back with its dirty ones (default off:
+    /// dropped), the reading of the DWB paper's "unlike the buffer algorithms in the experiment,
+    /// DWB does not write pages referenced by reads to flash" (§4, Fig. 11).
+    #[serde(default)]
+    pub write_clean: Option<bool>,
 }
 
 impl BufferConfig {
@@ -162,6 +172,19 @@ impl BufferConfig {
                 format!("the Block Region threshold is a CBM option; policy is `{}`", self.policy),
             ));
         }
+        for (key, set) in
+            [("buffer.read_cache", self.read_cache.is_some()), ("buffer.write_clean", self.write_clean.is_some())]
+        {
+            if set && self.policy != "fab" {
+                return Err(Error::config(key, format!("a FAB option; policy is `{}`", self.policy)));
+            }
+        }
+        if self.read_cache == Some(false) && self.write_clean == Some(true) {
+            return Err(Error::config(
+                "buffer.write_clean",
+                "without read_cache FAB holds no clean pages to write back: set one of the two",
+            ));
+        }
         Ok(())
     }
 
@@ -201,7 +224,15 @@ fn d_policy() -> String {
 
 impl Default for BufferConfig {
     fn default() -> Self {
-        BufferConfig { policy: d_policy(), dram: ByteSize(0), nvram: ByteSize(0), padding: None, block_threshold: None }
+        BufferConfig {
+            policy: d_policy(),
+            dram: ByteSize(0),
+            nvram: ByteSize(0),
+            padding: None,
+            block_threshold: None,
+            read_cache: None,
+            write_clean: None,
+        }
     }
 }
 

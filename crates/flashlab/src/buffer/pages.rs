@@ -80,6 +80,10 @@ pub struct Buffered<P> {
     /// BPLRU page padding: an evicted block's missing pages are read from flash and written
     /// along, so the block goes down whole (`pages_per_block`).
     pad: Option<u64>,
+    /// A victim's clean pages (holding data) are written down along with its dirty ones
+    /// (counted in `merged_clean_pages`), as a block-flushing buffer that writes its whole
+    /// victim block does.
+    writes_clean: bool,
     counters: Counters,
     log: FlushLog,
 }
@@ -91,6 +95,7 @@ impl<P: EvictPolicy> Buffered<P> {
             policy,
             caches_reads: true,
             pad: None,
+            writes_clean: false,
             counters: Counters::default(),
             log: FlushLog::default(),
         }
@@ -98,6 +103,11 @@ impl<P: EvictPolicy> Buffered<P> {
     /// Read misses are served from flash without entering the buffer.
     pub fn write_only(mut self) -> Self {
         self.caches_reads = false;
+        self
+    }
+    /// Write a victim's clean pages down with its dirty ones.
+    pub fn writing_clean(mut self) -> Self {
+        self.writes_clean = true;
         self
     }
     /// Pad evicted blocks of `pages_per_block` pages with their missing pages from flash.
@@ -115,11 +125,18 @@ impl<P: EvictPolicy> Buffered<P> {
         let before = self.pages.written;
         let mut done = t_ns;
         let gone: Vec<u64> = victims.iter().map(|&s| self.pages.lpn[s as usize]).collect();
+        let mut clean_written = 0;
         for s in victims {
-            self.policy.on_remove(s, self.pages.lpn[s as usize]);
+            let lpn = self.pages.lpn[s as usize];
+            self.policy.on_remove(s, lpn);
+            if self.writes_clean && !self.pages.dirty[s as usize] && self.pages.data[s as usize] {
+                done = done.max(ftl.write(lpn, self.pages.tag[s as usize], t_ns)?);
+                clean_written += 1;
+            }
             done = done.max(self.pages.evict(s, t_ns, ftl)?);
         }
-        let mut batch = self.pages.written - before;
+        self.counters.merged_clean_pages += clean_written;
+        let mut batch = self.pages.written - before + clean_written;
         if let Some(ppb) = self.pad.filter(|_| batch > 0) {
             let block = gone[0] / ppb;
             for lpn in block * ppb..((block + 1) * ppb).min(ftl.logical_pages()) {
@@ -138,7 +155,7 @@ impl<P: EvictPolicy> Buffered<P> {
         Ok(done)
     }
 
-    fn insert(&mut self, lpn: u64, tag: u32, how: Entry) {
+    fn insert(&mut self, lpn: u64, tag: Option<u32>, how: Entry) {
         let s = self.pages.insert(lpn, tag, how.dirty());
         self.policy.on_insert(s, lpn, how);
     }
@@ -157,7 +174,7 @@ impl<P: EvictPolicy> WriteBuffer for Buffered<P> {
             return Ok(r);
         }
         let freed = self.make_room(t_ns, ftl)?;
-        self.insert(lpn, r.tag.unwrap_or(0), Entry::Read);
+        self.insert(lpn, r.tag, Entry::Read);
         Ok(ReadOutcome { done_ns: r.done_ns.max(freed), tag: r.tag })
     }
 
@@ -170,7 +187,7 @@ impl<P: EvictPolicy> WriteBuffer for Buffered<P> {
             return Ok(t_ns);
         }
         let freed = self.make_room(t_ns, ftl)?;
-        self.insert(lpn, tag, Entry::Write);
+        self.insert(lpn, Some(tag), Entry::Write);
         Ok(freed)
     }
 
@@ -190,7 +207,8 @@ impl<P: EvictPolicy> WriteBuffer for Buffered<P> {
     }
 
     fn counters(&self) -> Option<Counters> {
-        Some(Counters { flushed_pages: self.pages.written + self.counters.padded_pages, ..self.counters })
+        let c = self.counters;
+        Some(Counters { flushed_pages: self.pages.written + c.padded_pages + c.merged_clean_pages, ..c })
     }
 
     fn flush_batches(&self) -> Vec<(u64, u64)> {
@@ -220,6 +238,10 @@ pub struct PageStore {
     pub lpn: Vec<u64>,
     pub tag: Vec<u32>,
     pub dirty: Vec<bool>,
+    /// The slot holds a version of its page that exists: written by the host, or read from a
+    /// page the FTL maps (not a read of a never-written page). Independent of verify mode,
+    /// where `tag` is the version (0 when tags are not kept).
+    pub data: Vec<bool>,
     slot_of: FastMap<u64, u32>,
     free: Vec<u32>,
     /// Pages held dirty now.
@@ -238,6 +260,7 @@ impl PageStore {
             lpn: vec![u64::MAX; n],
             tag: vec![0; n],
             dirty: vec![false; n],
+            data: vec![false; n],
             slot_of: fastmap::with_capacity(n),
             free: (0..slots).rev().collect(),
             dirty_pages: 0,
@@ -284,15 +307,16 @@ impl PageStore {
 
     /// A read served from slot `s`.
     pub fn outcome(&self, s: u32, t_ns: u64) -> ReadOutcome {
-        let tag = self.tag[s as usize];
-        ReadOutcome { done_ns: t_ns, tag: (tag != 0).then_some(tag) }
+        ReadOutcome { done_ns: t_ns, tag: self.data[s as usize].then_some(self.tag[s as usize]) }
     }
 
-    /// Put `lpn` into a free slot.
-    pub fn insert(&mut self, lpn: u64, tag: u32, dirty: bool) -> u32 {
+    /// Put `lpn` into a free slot: `tag` is its version, `None` for a never-written page.
+    pub fn insert(&mut self, lpn: u64, tag: Option<u32>, dirty: bool) -> u32 {
+        debug_assert!(tag.is_some() || !dirty, "a dirty page has data");
         let s = self.free.pop().expect("insert needs a free slot: evict first");
         self.lpn[s as usize] = lpn;
-        self.tag[s as usize] = tag;
+        self.tag[s as usize] = tag.unwrap_or(0);
+        self.data[s as usize] = tag.is_some();
         self.dirty[s as usize] = dirty;
         self.dirty_pages += dirty as u64;
         let old = self.slot_of.insert(lpn, s);
@@ -303,6 +327,7 @@ impl PageStore {
     /// A host write to the page in slot `s`.
     pub fn overwrite(&mut self, s: u32, tag: u32) {
         self.tag[s as usize] = tag;
+        self.data[s as usize] = true;
         if !self.dirty[s as usize] {
             self.dirty[s as usize] = true;
             self.dirty_pages += 1;
