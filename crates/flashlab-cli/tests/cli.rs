@@ -556,8 +556,9 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
     let d: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("dwb/results.json")).unwrap()).unwrap();
     let drows = d["rows"].as_array().unwrap();
-    // 4 workloads x (no buffer + 3 sizes x 7 policies), 8 more NVRAM shares, 4 reuse rows.
-    assert_eq!(drows.len(), 4 * (1 + 3 * 7) + 8 + 4);
+    // 4 workloads x (no buffer + 3 sizes x 9 policies: FAB in three readings), 8 more NVRAM
+    // shares, 4 reuse rows.
+    assert_eq!(drows.len(), 4 * (1 + 3 * 9) + 8 + 4);
     for r in drows.iter().filter(|r| r["policy"] != "reuse-distance" && r["policy"] != "none") {
         let h = r["hit_ratio"].as_f64().unwrap();
         assert!((0.0..=1.0).contains(&h) && r["erases"].as_u64().is_some() && r["workload"].is_string(), "{r}");
@@ -567,6 +568,14 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
         .find(|r| r["workload"] == "cloudphysics" && r["policy"] == "cbm" && r["buffer_mib"] == 16)
         .unwrap();
     assert_eq!(cbm["exposed_peak"], 0, "CBM never holds dirty pages in DRAM");
+    let fin = |p: &str| {
+        drows.iter().find(|r| r["workload"] == "financial1" && r["policy"] == p && r["buffer_mib"] == 4).unwrap()
+    };
+    assert!(
+        fin("cbm")["merged_clean_pages"].as_u64().unwrap() > 0,
+        "CBM's clean merge runs in accounting mode: {}",
+        fin("cbm")
+    );
     let dreport = std::fs::read_to_string(out.join("dwb/report.md")).unwrap();
     for needle in [
         "Trace substitutions",
