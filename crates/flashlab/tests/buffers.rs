@@ -378,9 +378,12 @@ fn cbm_falls_back_to_the_page_region() {
 /// and flash hold every other last write (Device::crash checks each page and panics if not).
 #[test]
 fn crash_loses_exactly_the_dram_only_dirty_pages() {
-    for policy in buffer::names() {
+    // Every policy with its defaults, and FAB's two options.
+    let fab_options: [fn(&mut BufferConfig); 2] = [|b| b.read_cache = Some(false), |b| b.write_clean = Some(true)];
+    let variants = buffer::names().into_iter().map(|p| (p, None)).chain(fab_options.map(|o| ("fab", Some(o))));
+    for (policy, option) in variants {
         let (dram, nvram) = if policy == "cbm" || policy == "dwb" { (8, 8) } else { (12, 0) };
-        let mut d = device_with(policy, dram, nvram, 4, |_| {});
+        let mut d = device_with(policy, dram, nvram, 4, |b| option.into_iter().for_each(|o| o(b)));
         let mut x = 7u64;
         for i in 0..400u64 {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
