@@ -556,9 +556,10 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
     let d: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("dwb/results.json")).unwrap()).unwrap();
     let drows = d["rows"].as_array().unwrap();
-    // 4 workloads x (no buffer + 3 sizes x 9 policies: FAB in three readings), 8 more NVRAM
-    // shares, 4 reuse rows.
-    assert_eq!(drows.len(), 4 * (1 + 3 * 9) + 8 + 4);
+    // 4 workloads x (no buffer + 3 sizes x 9 policies: FAB in three readings + 4 footprint
+    // shares x 4 policies), 8 more NVRAM shares, 4 reuse rows.
+    assert_eq!(drows.len(), 4 * (1 + 3 * 9 + 4 * 4) + 8 + 4);
+    assert!(drows.iter().any(|r| r["buffer_permille"] == 10 && r["buffer_pages"].as_u64().unwrap() >= 20));
     for r in drows.iter().filter(|r| r["policy"] != "reuse-distance" && r["policy"] != "none") {
         let h = r["hit_ratio"].as_f64().unwrap();
         assert!((0.0..=1.0).contains(&h) && r["erases"].as_u64().is_some() && r["workload"].is_string(), "{r}");
@@ -586,7 +587,10 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
         "56.66%",
         "Fig. 9",
         "Fig. 10",
-        "Where we agree",
+        "## Verdicts",
+        "Tally:",
+        "Buffers relative to the footprint",
+        "FAB's readings",
         "nvram-share.svg",
     ] {
         assert!(dreport.contains(needle), "dwb report lacks {needle}");
