@@ -556,9 +556,12 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
     let d: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("dwb/results.json")).unwrap()).unwrap();
     let drows = d["rows"].as_array().unwrap();
-    // 4 workloads x (no buffer + 3 sizes x 9 policies: FAB in three readings + 4 footprint
-    // shares x 4 policies), 8 more NVRAM shares, 4 reuse rows.
-    assert_eq!(drows.len(), 4 * (1 + 3 * 9 + 4 * 4) + 8 + 4);
+    // 5 workloads x (no buffer + 3 sizes x 9 policies: FAB in three readings + 4 footprint
+    // shares x 4 policies), 8 more NVRAM shares, 5 reuse rows.
+    assert_eq!(drows.len(), 5 * (1 + 3 * 9 + 4 * 4) + 8 + 5);
+    for real in ["tpcc", "filebench"] {
+        assert!(drows.iter().any(|r| r["workload"] == real && r["policy"] == "dwb"), "{real} runs");
+    }
     assert!(drows.iter().any(|r| r["buffer_permille"] == 10 && r["buffer_pages"].as_u64().unwrap() >= 20));
     for r in drows.iter().filter(|r| r["policy"] != "reuse-distance" && r["policy"] != "none") {
         let h = r["hit_ratio"].as_f64().unwrap();
@@ -581,6 +584,8 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
     for needle in [
         "Trace substitutions",
         "builtin:financial1",
+        "builtin:tpcc-mdb",
+        "builtin:randrw5050",
         "CAMWEBDEV",
         "+116.51%",
         "+109.15%",

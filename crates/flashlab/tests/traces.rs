@@ -570,6 +570,7 @@ fn builtin_blkrq_traces_have_their_documented_counts() {
         ("builtin:linkbench-mdb", [55_618, 30_897, 24_721], [506_216_448, 384_290_304], 9_351),
         ("builtin:bonnie-1g", [8_596, 5_831, 2_765], [2_182_840_320, 2_175_913_984], 265_798),
         ("builtin:iozone-like-1g", [64_315, 44_475, 19_840], [3_221_282_816, 3_221_409_792], 262_191),
+        ("builtin:randrw5050", [12_226, 6_099, 6_127], [24_981_504, 25_116_672], 11_200),
     ] {
         assert_eq!(
             detect_format(Path::new(name)).ok(),

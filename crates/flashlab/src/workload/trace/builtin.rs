@@ -56,6 +56,12 @@ pub const BUILTINS: &[Builtin] = &[
         about: "IOzone's six phases as fio jobs on a 1 GiB ext4 file (block_rq_issue capture, whole): 64,315 requests",
         bytes: include_bytes!("../../../data/traces/iozone-like-1g.blk.zst"),
     },
+    Builtin {
+        name: "randrw5050",
+        format: "blkrq",
+        about: "fio randrw 50/50, 4 KiB, O_DIRECT on a 2.81 GB ext4 file (block_rq_issue capture), 1/64 spatial sample",
+        bytes: include_bytes!("../../../data/traces/randrw5050-s64.blk.zst"),
+    },
 ];
 
 pub fn names() -> Vec<&'static str> {
