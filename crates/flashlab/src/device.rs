@@ -60,7 +60,34 @@ impl BlockRemap {
     }
 }
 
+/// The device below its buffer, as preconditioning leaves it: FTL and NAND, version tags and
+/// the write clock (see `sim::Preconditioned`).
+#[derive(Clone)]
+pub struct FlashState {
+    ftl: Box<dyn Ftl>,
+    oracle: Option<Vec<u32>>,
+    next_tag: u32,
+    writes: u64,
+}
+
 impl Device {
+    /// A copy of everything below the buffer. The buffer must be empty and no page's last
+    /// write tracked (both are true between preconditioning and the measured phase).
+    pub fn flash_state(&self) -> FlashState {
+        assert!(self.last_write.is_none(), "flash state taken while last writes are tracked");
+        FlashState { ftl: self.ftl.clone(), oracle: self.oracle.clone(), next_tag: self.next_tag, writes: self.writes }
+    }
+
+    /// Put back a [`FlashState`] taken from a device built from the same FTL config.
+    pub fn restore_flash(&mut self, s: FlashState) {
+        assert_eq!(s.ftl.logical_pages(), self.logical_pages, "flash state from another device");
+        assert_eq!(s.oracle.is_some(), self.oracle.is_some(), "flash state with other version tags");
+        self.ftl = s.ftl;
+        self.oracle = s.oracle;
+        self.next_tag = s.next_tag;
+        self.writes = s.writes;
+    }
+
     pub fn new(buffer: Box<dyn WriteBuffer>, ftl: Box<dyn Ftl>, page_size: u64, verify: bool, check: bool) -> Self {
         let logical_pages = ftl.logical_pages();
         assert!(page_size.is_power_of_two(), "page size {page_size} is not a power of two");

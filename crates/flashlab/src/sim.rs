@@ -7,7 +7,8 @@
 //! derived from `config.seed` by [`derive_seed`]. No wall-clock time reaches a decision.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use rand::{RngExt, SeedableRng};
@@ -15,7 +16,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::buffer;
 use crate::config::{Config, Mode, Resolved};
-use crate::device::Device;
+use crate::device::{Device, FlashState};
 use crate::error::{Error, Location};
 use crate::ftl::{self, FtlCounters, FtlSpec, GcReport, HybridReport, MappingReport};
 use crate::host::{self, Arrival, HostLayer, OutOfRange};
@@ -123,12 +124,115 @@ fn open_workload(cfg: &Config, r: &Resolved) -> Result<Box<dyn Workload>, Error>
 
 /// Run a whole simulation.
 pub fn run(cfg: &Config, progress: &mut dyn Progress) -> Result<Results, Error> {
+    run_on(cfg, None, progress)
+}
+
+/// Run a simulation on a copy of a preconditioned flash (from [`preconditioned`] with a config
+/// of the same [`precondition_key`]) instead of preconditioning: results are identical to
+/// [`run`]'s except `sim.precondition_wall_s`, the time taken to copy the state.
+pub fn run_from(cfg: &Config, state: &Preconditioned, progress: &mut dyn Progress) -> Result<Results, Error> {
+    run_on(cfg, Some(state), progress)
+}
+
+/// The flash as preconditioning left it, before the measured phase: what any run of the same
+/// [`precondition_key`] starts from, whatever its buffer, host layer or workload.
+#[derive(Clone)]
+pub struct Preconditioned {
+    key: String,
+    flash: FlashState,
+}
+
+/// What identifies a preconditioned flash: the seed and every section the FTL's state after
+/// preconditioning depends on (device, timing, FTL, preconditioning, mode, version tags). `None`
+/// when preconditioning writes nothing (nothing to share).
+pub fn precondition_key(cfg: &Config) -> Option<String> {
+    let p = &cfg.precondition;
+    if !p.fill && p.overwrite <= 0.0 {
+        return None;
+    }
+    let verify = cfg.sim.verify || cfg.sim.crash_at.is_some();
+    let key = serde_json::json!([cfg.seed, cfg.device, cfg.timing, cfg.ftl, p, cfg.sim.mode, verify]);
+    Some(key.to_string())
+}
+
+/// Precondition the flash `cfg` describes, once, for [`run_from`].
+pub fn preconditioned(cfg: &Config, progress: &mut dyn Progress) -> Result<Preconditioned, Error> {
+    let key = precondition_key(cfg)
+        .ok_or_else(|| Error::config("precondition", "nothing to share: fill is off and overwrite is 0"))?;
+    let r = cfg.resolve()?;
+    let mut dev = build_device(cfg, &r)?;
+    precondition(cfg, &mut dev, progress)?;
+    Ok(Preconditioned { key, flash: dev.flash_state() })
+}
+
+/// Preconditioned flashes shared by a batch of runs (a sweep over buffers, workloads or host
+/// settings on one drive): each is made once, by the first run that needs it while the others
+/// with its key wait, and dropped after the last run that uses it. Keys used by one run only
+/// are not pooled. Results are [`run`]'s, bit for bit, except the preconditioning wall time.
+pub struct PreconditionPool {
+    slots: Mutex<HashMap<String, Slot>>,
+}
+
+struct Slot {
+    state: Arc<OnceLock<Option<Preconditioned>>>,
+    /// Runs still to use it.
+    users: usize,
+}
+
+impl PreconditionPool {
+    /// A pool for the runs of `configs` (each config once per run it will make).
+    pub fn new<'a>(configs: impl IntoIterator<Item = &'a Config>) -> Self {
+        let mut slots: HashMap<String, Slot> = HashMap::new();
+        for key in configs.into_iter().filter_map(precondition_key) {
+            slots.entry(key).or_insert_with(|| Slot { state: Arc::default(), users: 0 }).users += 1;
+        }
+        slots.retain(|_, s| s.users > 1);
+        PreconditionPool { slots: Mutex::new(slots) }
+    }
+
+    /// Run `cfg`, from its pooled preconditioned flash when it has one. A preconditioning that
+    /// fails is not pooled: the run then preconditions itself and reports its own error.
+    pub fn run(&self, cfg: &Config, progress: &mut dyn Progress) -> Result<Results, Error> {
+        let Some(key) = precondition_key(cfg) else { return run(cfg, progress) };
+        let Some(state) = self.lock().get(&key).map(|s| s.state.clone()) else { return run(cfg, progress) };
+        let made = state.get_or_init(|| preconditioned(cfg, progress).ok());
+        let result = match made {
+            Some(s) => run_from(cfg, s, progress),
+            None => run(cfg, progress),
+        };
+        let mut slots = self.lock();
+        if let Some(s) = slots.get_mut(&key) {
+            s.users -= 1;
+            if s.users == 0 {
+                slots.remove(&key);
+            }
+        }
+        result
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Slot>> {
+        self.slots.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+fn run_on(cfg: &Config, state: Option<&Preconditioned>, progress: &mut dyn Progress) -> Result<Results, Error> {
     let r = cfg.resolve()?;
     let mut dev = build_device(cfg, &r)?;
     let mut host = host::build(&cfg.host)?;
     let mut workload = build_workload(cfg, &r)?;
     let t0 = Instant::now();
-    precondition(cfg, &mut dev, progress)?;
+    match state {
+        Some(s) => {
+            if precondition_key(cfg).as_deref() != Some(s.key.as_str()) {
+                return Err(Error::config(
+                    "precondition",
+                    "the preconditioned state was made for another device, FTL, seed or preconditioning",
+                ));
+            }
+            dev.restore_flash(s.flash.clone());
+        }
+        None => precondition(cfg, &mut dev, progress)?,
+    }
     let precondition_wall_s = t0.elapsed().as_secs_f64();
     let open_loop = match cfg.host.arrival {
         Arrival::Open => true,

@@ -13,6 +13,7 @@ use crate::nand::Layout;
 
 const NIL: u32 = u32::MAX;
 
+#[derive(Clone)]
 pub struct Segments {
     pub layout: Layout,
     pub valid: Vec<u32>,

@@ -18,6 +18,7 @@ use super::hybrid::{
 use super::{Ftl, FtlSpec};
 use crate::error::Error;
 
+#[derive(Clone)]
 pub struct BastFtl(pub(super) HybridFtl);
 
 pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {

@@ -12,6 +12,7 @@ use super::hybrid::{impl_hybrid_ftl, locate, Class, HybridFtl, Role, Scheme, NON
 use super::{Ftl, FtlSpec};
 use crate::error::Error;
 
+#[derive(Clone)]
 pub struct BlockFtl(pub(super) HybridFtl);
 
 pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {

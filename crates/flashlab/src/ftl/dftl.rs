@@ -21,6 +21,7 @@ use super::{Ftl, FtlSpec};
 use crate::error::Error;
 
 /// DFTL's translation: the entry is the LPN; translation page `t` sits on plane `t mod planes`.
+#[derive(Clone)]
 pub struct Dftl {
     planes: u32,
 }

@@ -20,6 +20,7 @@ use super::hybrid::{default_log_blocks, impl_hybrid_ftl, locate, parse_log_param
 use super::{Ftl, FtlSpec};
 use crate::error::Error;
 
+#[derive(Clone)]
 pub struct FastFtl(pub(super) HybridFtl);
 
 pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {

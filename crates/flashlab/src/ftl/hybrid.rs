@@ -75,6 +75,7 @@ pub(super) enum Class {
 }
 
 /// One plane: an independent FTL over its slice of logical pages.
+#[derive(Clone)]
 pub(super) struct Plane {
     pub free: VecDeque<u32>,
     /// LBN → data block (global block id) or `NONE`.
@@ -91,6 +92,7 @@ pub(super) struct Plane {
     pub rw: VecDeque<u32>,
 }
 
+#[derive(Clone)]
 pub struct HybridFtl {
     pub(super) scheme: Scheme,
     pub(super) nand: Nand,

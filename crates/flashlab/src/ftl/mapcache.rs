@@ -169,6 +169,7 @@ pub enum Recency {
     Entry,
 }
 
+#[derive(Clone)]
 pub struct MapCache {
     params: CacheParams,
     entries: u64,

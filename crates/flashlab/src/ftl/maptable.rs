@@ -17,7 +17,7 @@ use crate::nand::Timeline;
 pub const ENTRY_BYTES: u64 = 4;
 
 /// The cost side of a page-level mapping table (see the module docs).
-pub trait MapTable: Send {
+pub trait MapTable: Send + Sync + Clone {
     /// A host lookup of `lpn` issued at `t_ns` (`write`: its entry changes); pays any
     /// translation I/O on `tl` and returns when the data operation may start.
     fn lookup(&mut self, lpn: u64, write: bool, t_ns: u64, tl: Option<&mut Timeline>) -> u64;
@@ -36,6 +36,7 @@ pub trait MapTable: Send {
 }
 
 /// The whole table in RAM: lookups are free.
+#[derive(Clone)]
 pub struct Resident;
 
 impl MapTable for Resident {
@@ -63,7 +64,7 @@ impl MapTable for Resident {
 }
 
 /// What a cached scheme decides: entry ids, translation-page placement, data placement.
-pub trait Translate: Send {
+pub trait Translate: Send + Sync + Clone {
     /// The cache entry of `lpn` (entries of one translation page are consecutive ids).
     fn entry(&self, lpn: u64) -> u32;
     /// The plane holding translation page `tpage`.
@@ -73,6 +74,7 @@ pub trait Translate: Send {
 }
 
 /// A table in flash translation pages, cached in RAM by a [`MapCache`].
+#[derive(Clone)]
 pub struct CachedTable<X> {
     pub translate: X,
     pub cache: MapCache,

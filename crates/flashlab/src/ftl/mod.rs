@@ -142,7 +142,7 @@ pub fn fallback_share(extra: &std::collections::BTreeMap<String, u64>, victims: 
 }
 
 /// A flash translation layer.
-pub trait Ftl: Send {
+pub trait Ftl: Send + Sync + dyn_clone::DynClone {
     /// Read logical page `lpn` issued at `t_ns`.
     fn read(&mut self, lpn: u64, t_ns: u64) -> Result<ReadOutcome, Error>;
     /// Write logical page `lpn` carrying version `tag`, issued at `t_ns`; returns completion.
@@ -199,6 +199,7 @@ pub trait Ftl: Send {
         None
     }
 }
+dyn_clone::clone_trait_object!(Ftl);
 
 /// What a block-mapped or hybrid (log-block) FTL did (WADPM paper §3, Fig. 4).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]

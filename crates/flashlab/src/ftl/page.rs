@@ -20,6 +20,7 @@ use crate::nand::{GcUnit, Nand};
 
 const UNMAPPED: u32 = u32::MAX;
 
+#[derive(Clone)]
 pub struct PageFtl<M = Resident> {
     l2p: Vec<u32>,
     /// Bit `ppn` set ⇔ `l2p[oob(ppn)] == ppn`.
@@ -62,6 +63,7 @@ pub struct PageFtl<M = Resident> {
 /// Sealed segments per pool holding at most `max_valid` valid pages (kept exactly, O(1) per
 /// event: seal, invalidation, victim), for background rounds whose first victim must free
 /// `pages_per_segment - max_valid` pages.
+#[derive(Clone)]
 struct Gate {
     max_valid: u32,
     count: Vec<u32>,

@@ -33,6 +33,7 @@ pub struct NandCounters {
 }
 
 /// The flash array.
+#[derive(Clone)]
 pub struct Nand {
     layout: Layout,
     next_page: Vec<u32>,

@@ -112,13 +112,8 @@ pub fn find(name: &str) -> Result<&'static Reproduction, Error> {
 /// Run independent simulations on `threads` worker threads; results in input order. Each run is
 /// deterministic on its own, so the thread count never changes a figure.
 pub fn run_all(jobs: &[(String, Config)], threads: usize, progress: &dyn RunProgress) -> Result<Vec<Results>, Error> {
-    par_map(
-        jobs,
-        threads,
-        progress,
-        |(label, _)| label.clone(),
-        |(_, cfg)| crate::sim::run(cfg, &mut crate::sim::Quiet),
-    )
+    let pool = crate::sim::PreconditionPool::new(jobs.iter().map(|j| &j.1));
+    par_map(jobs, threads, progress, |(label, _)| label.clone(), |(_, cfg)| pool.run(cfg, &mut crate::sim::Quiet))
 }
 
 /// `f` over `jobs` on `threads` worker threads, results in input order; the first error wins.

@@ -82,13 +82,13 @@ impl Claim {
 pub fn section(claims: &[Claim], digits: usize) -> String {
     let mut md = String::new();
     for c in claims {
+        let ours = if c.ours.is_finite() { format!("{:.digits$}", c.ours) } else { "n/a".into() };
         let _ = writeln!(
             md,
-            "- **{}**: {}: paper {:.digits$}, ours {:.digits$} (band ±{:.0}%){}",
+            "- **{}**: {}: paper {:.digits$}, ours {ours} (band ±{:.0}%){}",
             c.verdict.label(),
             c.what,
             c.paper,
-            c.ours,
             100.0 * c.band,
             if c.note.is_empty() { String::new() } else { format!("; {}", c.note) }
         );
@@ -128,5 +128,7 @@ mod tests {
             [Claim::new(Kind::Value, "a", 1.0, 1.0, 0.1, ""), Claim::new(Kind::Effect, "b", 1.0, 3.0, 0.1, "")];
         assert_eq!(tally(&claims), "Tally: 1 agree, 1 direction only, 0 differ, 0 by construction (of 2 claims).");
         assert!(section(&claims, 2).contains("- **direction only**: b: paper 1.00, ours 3.00 (band ±10%)"));
+        let missing = [Claim::new(Kind::Effect, "c", 1.0, f64::NAN, 0.1, "")];
+        assert!(section(&missing, 1).contains("- **differs**: c: paper 1.0, ours n/a (band ±10%)"));
     }
 }

@@ -9,6 +9,7 @@ use super::{frees_enough, no_params, GcPolicy, GcView, SegState};
 use crate::error::Error;
 use crate::nand::Layout;
 
+#[derive(Clone)]
 pub struct CostBenefit {
     /// Sealed segments per pool, unordered; `pos` gives each one's index for O(1) removal.
     members: Vec<Vec<u32>>,

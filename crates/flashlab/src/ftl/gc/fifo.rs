@@ -7,6 +7,7 @@ use super::{frees_enough, no_params, GcPolicy, GcView, SegState};
 use crate::error::Error;
 use crate::nand::Layout;
 
+#[derive(Clone)]
 pub struct Fifo {
     queues: Vec<VecDeque<u32>>,
     pool_of: Vec<u32>,

@@ -10,6 +10,7 @@ use super::{frees_enough, no_params, GcPolicy, GcView, SegState};
 use crate::error::Error;
 use crate::nand::Layout;
 
+#[derive(Clone)]
 pub struct Greedy {
     pps: u32,
     /// One list per bucket, `pool * (pps + 1) + valid`.

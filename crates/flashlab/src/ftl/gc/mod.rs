@@ -41,7 +41,7 @@ pub struct GcView<'a> {
 }
 
 /// A victim-selection policy.
-pub trait GcPolicy: Send {
+pub trait GcPolicy: Send + Sync + dyn_clone::DynClone {
     /// Pick the next victim among the *sealed* segments of `pool`, or `None` if there is none.
     /// The returned segment is no longer a candidate (it is about to be collected).
     ///
@@ -98,6 +98,7 @@ pub trait GcPolicy: Send {
         Ok(())
     }
 }
+dyn_clone::clone_trait_object!(GcPolicy);
 
 /// A policy's constructor: the layout and its `[ftl.gc_params]` table.
 pub type GcBuildFn = fn(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error>;

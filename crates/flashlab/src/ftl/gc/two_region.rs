@@ -132,6 +132,7 @@ struct Round {
     invalid: u64,
 }
 
+#[derive(Clone)]
 pub struct TwoRegion {
     variant: Variant,
     threshold_valid: u32,

@@ -29,6 +29,7 @@ fn one() -> u32 {
     1
 }
 
+#[derive(Clone)]
 pub struct Classic {
     reserve: u32,
 }

@@ -56,6 +56,7 @@ fn d_min_invalid() -> f64 {
     0.125
 }
 
+#[derive(Clone)]
 pub struct Femu {
     /// Free segments at or below which background GC runs (FEMU's `gc_thres_lines`).
     background_at: u32,

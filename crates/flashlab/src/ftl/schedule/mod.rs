@@ -51,7 +51,7 @@ pub struct ScheduleContext {
 
 /// A GC schedule. Schedules hold no mutable state: each answer is a function of the pool's free
 /// segment count and the schedule's parameters.
-pub trait GcSchedule: Send {
+pub trait GcSchedule: Send + Sync + dyn_clone::DynClone {
     /// Free segments per pool kept back from host data in steady state (the space check and the
     /// effective over-provisioning count it).
     fn reserve(&self) -> u32;
@@ -69,6 +69,7 @@ pub trait GcSchedule: Send {
     /// One line for summaries: the name and the resolved parameters.
     fn describe(&self) -> String;
 }
+dyn_clone::clone_trait_object!(GcSchedule);
 
 /// A schedule's constructor: its context and its `[ftl.gc_schedule_params]` table.
 pub type ScheduleBuildFn = fn(&ScheduleContext, &toml::Table) -> Result<Box<dyn GcSchedule>, Error>;

@@ -24,6 +24,7 @@ struct Params {
     high: Option<u32>,
 }
 
+#[derive(Clone)]
 pub struct Watermark {
     low: u32,
     high: u32,
