@@ -606,14 +606,21 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
     let f: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("defrag/results.json")).unwrap()).unwrap();
     let frows = f["rows"].as_array().unwrap();
-    assert_eq!(frows.len(), 2 * 5, "SCA and AFCA x 5 thresholds");
+    // Main: SCA and AFCA x 5 thresholds; ablations (quick): trigger reading and eager copies
+    // x 5 thresholds, metadata cache and 1 KiB clusters x 2 thresholds, each for both allocators.
+    assert_eq!(frows.len(), 2 * 5 + 2 * (5 + 5 + 2 + 2), "defrag rows");
+    let main: Vec<_> = frows.iter().filter(|r| r["ablation"].is_null()).collect();
+    assert_eq!(main.len(), 10);
     for r in frows {
         assert!(r["postmark"]["page_writes"].as_u64().unwrap() > 0 && r["verified_files"].as_u64().unwrap() > 0, "{r}");
     }
-    let quarter = frows.iter().find(|r| r["allocation"] == "sca" && r["threshold"] == "1/4").unwrap();
+    let quarter = main.iter().find(|r| r["allocation"] == "sca" && r["threshold"] == "1/4").unwrap();
     assert!(quarter["defrag"]["clusters_moved"].as_u64().unwrap() > 0, "defragmentation moved clusters at 1/4");
+    assert!(quarter["ftl_defrag"]["in_merge"].as_u64().unwrap() > 0, "copies rode merges");
     let freport = std::fs::read_to_string(out.join("defrag/report.md")).unwrap();
-    for needle in ["Table 2", "Table 3", "236218", "5480", "3718", "Postmark", "Where we agree", "erases.svg"] {
+    for needle in
+        ["Table 2", "Table 3", "236218", "5480", "3718", "Postmark", "Verdicts", "Tally:", "Ablations", "erases.svg"]
+    {
         assert!(freport.contains(needle), "defrag report lacks {needle}");
     }
     check_snapshot("defrag-quick-report.md", &freport);

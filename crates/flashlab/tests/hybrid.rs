@@ -258,6 +258,7 @@ fn configuration_errors_name_their_key() {
         build_on(m, g, logical, params, s).err().map(|e| e.to_string()).unwrap_or_default()
     };
     assert!(err("bast", geo(1, 8, 4), 16, "foo = 1", Striping::Full).contains("ftl.mapping_params.foo"));
+    assert!(err("bast", geo(1, 8, 4), 16, "defrag = \"later\"", Striping::Full).contains("ftl.mapping_params.defrag"));
     assert!(err("block", geo(1, 8, 4), 16, "log_blocks = 1", Striping::Full).contains("ftl.mapping_params.log_blocks"));
     assert!(err("fast", geo(1, 8, 4), 16, "log_blocks = 6", Striping::Full).contains("ftl.mapping_params.log_blocks"));
     assert!(err("fast", geo(1, 8, 4), 16, "log_blocks = 1", Striping::Full).contains("ftl.mapping_params.log_blocks"));
@@ -288,13 +289,14 @@ impl Run {
     }
 }
 
-/// `defrag_copy` on BAST (defrag paper §4): a page moved into free space of its target block
+/// Eager `defrag_copy` on BAST (`defrag = "eager"`): a page moved into free space of its target block
 /// goes in place by copy-back — no host write, no bus transfer, no erase; into an already
 /// written offset it goes to the target's log block, again by copy-back. The FS-level source
 /// stays valid (the FTL does not know the FS freed it) and every read returns the last data.
 #[test]
 fn bast_defrag_copy_places_pages_by_copy_back() {
-    let mut r = Run::new(tiny("bast", Some(2)));
+    let mut r =
+        Run::new(build_on("bast", geo(1, 8, 4), 16, "log_blocks = 2\ndefrag = \"eager\"", Striping::Full).unwrap());
     r.w(&[0, 1, 4, 5, 6]); // LBN 0 pages 0-1, LBN 1 pages 0-2
     let (programs, copybacks, reads, erases) = {
         let n = r.f.nand().counters;
@@ -317,4 +319,99 @@ fn bast_defrag_copy_places_pages_by_copy_back() {
     p.defrag(0, 5, 2);
     assert_eq!(p.f.counters().host_writes, 4, "the default path is a read and a write per page");
     p.check_reads();
+}
+
+fn nand_ops(f: &dyn Ftl) -> (u64, u64, u64) {
+    let n = f.nand().counters;
+    (n.programs, n.copybacks, n.erases)
+}
+
+/// Merge-time `defrag_copy` (the default, the defrag paper's idea): the copy is recorded and
+/// costs nothing until the target's logical block is merged, where it is one copy-back and no
+/// log page; reads of the target come from the source meanwhile. The same sequence with eager
+/// copies costs two more copy-backs (the copies, then the merge moving them again).
+#[test]
+fn bast_defrag_copies_ride_the_targets_next_merge() {
+    let run = |params: &str| {
+        let mut r = Run::new(build_on("bast", geo(1, 8, 4), 16, params, Striping::Full).unwrap());
+        r.w(&[0, 1, 4, 5, 6]); // LBN 0 offsets 0-1, LBN 1 offsets 0-2
+        let before = nand_ops(r.f.as_ref());
+        r.defrag(4, 2, 2); // LBN 1's offsets 0-1 into LBN 0's free offsets 2-3
+        let copied = nand_ops(r.f.as_ref());
+        r.check_reads();
+        // LBN 0's offsets 0-1 updated (its log block), then LBNs 2 and 3 take the two log
+        // blocks: LBN 0's log (offsets 0-1 in order) is partially merged.
+        r.w(&[0, 1, 8, 8, 12, 12]);
+        r.check_reads();
+        (r.r(), before, copied, nand_ops(r.f.as_ref()))
+    };
+    let (m, before, copied, after) = run("log_blocks = 2");
+    assert_eq!(copied, before, "merge mode: nothing programmed at the copy");
+    assert_eq!((m.defrag_deferred, m.defrag_in_merge, m.defrag_forced, m.defrag_eager), (2, 2, 0, 0));
+    assert_eq!(m.partial_merges, 1);
+    // Host writes 0, 1, 8, 8, 12, 12 (6 programs) + the merge's 2 copy-backs of the moved pages.
+    assert_eq!((after.0 - copied.0, after.1 - copied.1), (8, 2));
+    let (e, _, _, eager_after) = run("log_blocks = 2\ndefrag = \"eager\"");
+    assert_eq!((e.defrag_deferred, e.defrag_eager), (0, 2));
+    assert_eq!(eager_after.1 - before.1, 4, "eager: 2 copy-backs at the copy, 2 more when the merge moves them");
+    assert_eq!(after.1 - before.1, 2, "merge mode: one copy-back per page");
+    assert_eq!(after.2, eager_after.2, "same erases");
+}
+
+/// A waiting copy is void when its target gets new data first, made eagerly when its source is
+/// about to change, and a copy from a waiting target copies the target's own source.
+#[test]
+fn waiting_defrag_copies_follow_writes_trims_and_chains() {
+    let mut r = Run::new(tiny("bast", Some(2)));
+    r.w(&[0, 1, 4, 5, 6]);
+    r.defrag(4, 2, 2);
+    r.w(&[3]); // target rewritten: its copy is void
+    assert_eq!((r.r().defrag_superseded, r.r().defrag_forced), (1, 0));
+    r.check_reads();
+    let eager = r.r().defrag_eager;
+    r.w(&[4]); // source of the copy into 2 rewritten: that copy is made first
+    assert_eq!((r.r().defrag_forced, r.r().defrag_eager - eager), (1, 1));
+    r.check_reads();
+    r.defrag(5, 10, 1); // into LBN 2 (never written)
+    r.defrag(10, 11, 1); // from a waiting target: copies 5's data
+    assert_eq!(r.r().defrag_deferred, 4);
+    r.check_reads();
+    r.trim(5); // the source of both: both copies made first, then 5 is trimmed
+    assert_eq!(r.r().defrag_forced, 3);
+    r.check_reads();
+    r.defrag(7, 12, 1); // an unwritten source: the target is unmapped
+    r.check_reads();
+}
+
+/// Random writes, trims and defragmentation copies (merge mode) on every log-block scheme:
+/// invariants after every step, and every read returns the last data.
+#[test]
+fn random_defrag_copies_keep_every_scheme_consistent() {
+    for m in ["block", "bast", "fast"] {
+        let mut r = Run::new(build_on(m, geo(2, 12, 4), 32, "", Striping::Full).unwrap());
+        let mut x = 11;
+        for step in 0..4000 {
+            let l = lcg(&mut x) % 32;
+            match lcg(&mut x) % 10 {
+                0 => r.trim(l),
+                1..=3 => {
+                    let n = 1 + lcg(&mut x) % 3;
+                    let t = lcg(&mut x) % (33 - n);
+                    let s = lcg(&mut x) % (33 - n);
+                    if s + n <= t || t + n <= s {
+                        r.defrag(s, t, n);
+                    }
+                }
+                _ => {
+                    r.w(&[l]);
+                }
+            }
+            if step % 97 == 0 {
+                r.check_reads();
+            }
+        }
+        r.check_reads();
+        let h = r.r();
+        assert!(h.defrag_in_merge > 0 && h.defrag_forced > 0 && h.defrag_superseded > 0, "{m}: {h:?}");
+    }
 }

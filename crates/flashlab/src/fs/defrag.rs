@@ -31,6 +31,35 @@ impl Threshold {
     }
 }
 
+/// How the threshold is read (the paper, §5: "if, after a file is written, the block it was
+/// last written to holds Threshold's worth of unused clusters, the fragments ... are copied into
+/// that block").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Rule {
+    /// At least the threshold of the block is unused (the text's plain reading; ours).
+    #[default]
+    FreeAtLeast,
+    /// At most the threshold is unused: only a nearly full block takes fragments (the reading
+    /// under which a smaller threshold moves less, as the paper's Table 2 suggests).
+    FreeAtMost,
+}
+
+impl Rule {
+    pub fn parse(s: &str) -> Result<Self, Error> {
+        match s {
+            "at-least" => Ok(Rule::FreeAtLeast),
+            "at-most" => Ok(Rule::FreeAtMost),
+            other => Err(Error::unknown("defrag trigger rule", other, vec!["at-least", "at-most"])),
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::FreeAtLeast => "at-least",
+            Rule::FreeAtMost => "at-most",
+        }
+    }
+}
+
 /// What defragmentation did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct DefragStats {
@@ -42,11 +71,22 @@ pub struct DefragStats {
     pub files_relocated: u64,
 }
 
-/// Run the close-time rule for `path` (just closed).
+/// Run the close-time rule for `path` (just closed), threshold read as [`Rule::FreeAtLeast`].
 pub fn on_close<D: BlockDevice>(
     fs: &mut FatFs<D>,
     path: &str,
     threshold: Threshold,
+    stats: &mut DefragStats,
+) -> Result<(), Error> {
+    on_close_with(fs, path, threshold, Rule::FreeAtLeast, stats)
+}
+
+/// Run the close-time rule for `path` (just closed) with the threshold read as `rule`.
+pub fn on_close_with<D: BlockDevice>(
+    fs: &mut FatFs<D>,
+    path: &str,
+    threshold: Threshold,
+    rule: Rule,
     stats: &mut DefragStats,
 ) -> Result<(), Error> {
     let Some(den) = threshold.0 else { return Ok(()) };
@@ -54,7 +94,12 @@ pub fn on_close<D: BlockDevice>(
     let Some(last) = files.iter().find(|f| f.0 == path).and_then(|f| f.1.last().copied()) else { return Ok(()) };
     let block = fs.flash_block_of_cluster(last);
     let cpb = fs.clusters_per_flash_block();
-    if fs.free_clusters_in_flash_block(block) * den < cpb {
+    let free = fs.free_clusters_in_flash_block(block);
+    let met = match rule {
+        Rule::FreeAtLeast => free * den >= cpb,
+        Rule::FreeAtMost => free > 0 && free * den <= cpb,
+    };
+    if !met {
         return Ok(());
     }
     stats.triggered += 1;

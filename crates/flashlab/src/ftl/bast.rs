@@ -11,6 +11,7 @@
 //!
 //! `[ftl.mapping_params] log_blocks` = log blocks per plane; default max(1, 3% of the plane's
 //! blocks). The plane must keep its data blocks + `log_blocks` + 1 free block. `ftl.gc` is ignored.
+//! `defrag = "merge" | "eager"`: where `defrag_copy` copies go (see [`super::hybrid::DefragMode`]).
 
 use super::hybrid::{
     default_log_blocks, impl_hybrid_ftl, locate, parse_log_params, Class, HybridFtl, Role, Scheme, NONE,
@@ -27,7 +28,7 @@ pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
         return Err(Error::config("ftl.mapping_params.log_blocks", "bast needs at least 1 log block per plane"));
     }
     let n = params.log_blocks.unwrap_or_else(|| default_log_blocks(spec, 1));
-    Ok(Box::new(BastFtl(HybridFtl::new(spec, Scheme::Bast, Some(n), params.log_blocks.is_some())?)))
+    Ok(Box::new(BastFtl(HybridFtl::new(spec, Scheme::Bast, Some(n), params.log_blocks.is_some(), params.defrag)?)))
 }
 
 impl BastFtl {

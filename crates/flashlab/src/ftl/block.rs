@@ -8,7 +8,7 @@
 //! Each copy-merge counts as a full merge (and one `gc_victims`; its copies in `gc_copies`).
 //! No log blocks; `[ftl.mapping_params]` must be empty; `ftl.gc` is ignored.
 
-use super::hybrid::{impl_hybrid_ftl, locate, Class, HybridFtl, Role, Scheme, NONE};
+use super::hybrid::{impl_hybrid_ftl, locate, Class, DefragMode, HybridFtl, Role, Scheme, NONE};
 use super::{Ftl, FtlSpec};
 use crate::error::Error;
 
@@ -19,7 +19,7 @@ pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
     if let Some(k) = spec.config.mapping_params.keys().next() {
         return Err(Error::config(format!("ftl.mapping_params.{k}"), "the block mapping takes no parameters"));
     }
-    Ok(Box::new(BlockFtl(HybridFtl::new(spec, Scheme::Block, None, false)?)))
+    Ok(Box::new(BlockFtl(HybridFtl::new(spec, Scheme::Block, None, false, DefragMode::Merge)?)))
 }
 
 impl BlockFtl {
@@ -42,11 +42,7 @@ impl BlockFtl {
                 continue;
             }
             let Some(l) = h.lpn_at(plane, lbn, i) else { break };
-            let cur = h.loc[l as usize];
-            if cur != NONE {
-                done = done.max(h.pad_to(new, i, t));
-                done = done.max(h.copy_to(cur, new, t));
-            }
+            done = done.max(h.merge_copy(l, new, i, t));
         }
         h.p[plane].data[lbn as usize] = new;
         done = done.max(h.release(plane, old, done));

@@ -14,7 +14,8 @@
 //!   to such an LBN), then the RW block is erased.
 //!
 //! `[ftl.mapping_params] log_blocks` = log blocks per plane, SW included (at least 2); default
-//! max(2, 3% of the plane's blocks). `ftl.gc` is ignored.
+//! max(2, 3% of the plane's blocks). `ftl.gc` is ignored. `defrag = "merge" | "eager"`: where
+//! `defrag_copy` copies go (see [`super::hybrid::DefragMode`]).
 
 use super::hybrid::{default_log_blocks, impl_hybrid_ftl, locate, parse_log_params, Class, HybridFtl, Role, Scheme};
 use super::{Ftl, FtlSpec};
@@ -32,7 +33,7 @@ pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
         ));
     }
     let n = params.log_blocks.unwrap_or_else(|| default_log_blocks(spec, 2));
-    Ok(Box::new(FastFtl(HybridFtl::new(spec, Scheme::Fast, Some(n), params.log_blocks.is_some())?)))
+    Ok(Box::new(FastFtl(HybridFtl::new(spec, Scheme::Fast, Some(n), params.log_blocks.is_some(), params.defrag)?)))
 }
 
 enum Target {

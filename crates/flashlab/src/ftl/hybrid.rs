@@ -33,6 +33,7 @@ use std::collections::VecDeque;
 
 use super::{FtlCounters, FtlSpec, HybridReport, ReadOutcome, Striping};
 use crate::error::Error;
+use crate::fastmap::FastMap;
 use crate::nand::{GcUnit, Nand};
 
 pub(super) const NONE: u32 = u32::MAX;
@@ -112,9 +113,32 @@ pub struct HybridFtl {
     pub(super) counters: FtlCounters,
     pub(super) report: HybridReport,
     pub(super) padding: u64,
-    /// Set during `defrag_copy`: the next "host" program copies this logical page's current
-    /// flash page instead (copy-back), looked up at program time so merges run first.
+    /// Set during an eager defragmentation copy: the next "host" program copies this logical
+    /// page's current flash page instead (copy-back), looked up at program time so merges run
+    /// first.
     pub(super) copy_from: Option<u64>,
+    /// How `defrag_copy` places its copies.
+    pub(super) defrag: DefragMode,
+    /// Defragmentation copies waiting for their target's merge: target LPN → source LPN (whose
+    /// current page holds the target's data until then).
+    pub(super) pending: FastMap<u64, u64>,
+    /// The targets waiting on each source LPN, in the order the copies were asked for.
+    pub(super) waiting_on: FastMap<u64, Vec<u64>>,
+}
+
+/// Where a defragmentation copy (`Ftl::defrag_copy`) is programmed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DefragMode {
+    /// Recorded, and done by copy-back inside the next merge of the target's logical block
+    /// (the defrag paper's idea: the move rides a merge the FTL performs anyway, one copy-back
+    /// and no log page). Until then reads of the target come from the source. If the source is
+    /// rewritten or trimmed first, the copy is made eagerly just before.
+    #[default]
+    Merge,
+    /// At once, as a write of the target that the scheme places like any host write (in place
+    /// or in a log block, merging first if needed), programmed by copy-back from the source.
+    Eager,
 }
 
 /// `[ftl.mapping_params]` of the log-block schemes.
@@ -123,6 +147,9 @@ pub struct HybridFtl {
 pub(super) struct LogParams {
     /// Log blocks per plane.
     pub log_blocks: Option<u32>,
+    /// Where defragmentation copies go: `"merge"` (default) or `"eager"`.
+    #[serde(default)]
+    pub defrag: DefragMode,
 }
 
 pub(super) fn parse_log_params(table: &toml::Table) -> Result<LogParams, Error> {
@@ -132,7 +159,13 @@ pub(super) fn parse_log_params(table: &toml::Table) -> Result<LogParams, Error> 
 
 impl HybridFtl {
     /// Build the shared state; `log_blocks` per plane (`None` for `block`), `explicit` if the user set it.
-    pub(super) fn new(spec: &FtlSpec, scheme: Scheme, log_blocks: Option<u32>, explicit: bool) -> Result<Self, Error> {
+    pub(super) fn new(
+        spec: &FtlSpec,
+        scheme: Scheme,
+        log_blocks: Option<u32>,
+        explicit: bool,
+        defrag: DefragMode,
+    ) -> Result<Self, Error> {
         let layout = spec.layout;
         let cfg = spec.config;
         if layout.unit != GcUnit::Block {
@@ -212,6 +245,9 @@ impl HybridFtl {
             report: HybridReport { log_blocks: log_limit as u64 * planes as u64, ..HybridReport::default() },
             padding: 0,
             copy_from: None,
+            defrag,
+            pending: FastMap::default(),
+            waiting_on: FastMap::default(),
         })
     }
 
@@ -295,14 +331,95 @@ impl HybridFtl {
         done
     }
 
-    /// Merge copy of the current page `src` to the next page of `block`.
-    pub(super) fn copy_to(&mut self, src: u32, block: u32, t: u64) -> u64 {
+    /// Merge copy of flash page `src` as `lpn`'s data to the next page of `block`.
+    fn copy_as(&mut self, src: u32, lpn: u64, block: u32, t: u64) -> u64 {
         let dst = block * self.ppb + self.next(block);
-        let lpn = self.nand.oob_lpn(src).expect("a current page carries its lpn");
-        let done = self.nand.move_page(src, dst, t);
+        let done = self.nand.move_page_as(src, dst, lpn as u32, t);
         self.loc[lpn as usize] = dst;
         self.counters.gc_copies += 1;
         done
+    }
+
+    /// The page a merge copies for `lpn`: a waiting defragmentation copy's source (the copy is
+    /// done by this merge), else `lpn`'s current page.
+    #[inline]
+    fn merge_source(&mut self, lpn: u64) -> Option<u32> {
+        if self.pending.is_empty() {
+            let cur = self.loc[lpn as usize];
+            return (cur != NONE).then_some(cur);
+        }
+        match self.take_pending(lpn) {
+            Some(src) => {
+                self.report.defrag_in_merge += 1;
+                Some(self.loc[src as usize])
+            }
+            None => {
+                let cur = self.loc[lpn as usize];
+                (cur != NONE).then_some(cur)
+            }
+        }
+    }
+
+    /// Merge copy of `lpn` (see [`HybridFtl::merge_source`]) to offset `off` of `block`, if it
+    /// has data.
+    pub(super) fn merge_copy(&mut self, lpn: u64, block: u32, off: u32, t: u64) -> u64 {
+        match self.merge_source(lpn) {
+            Some(src) => {
+                let done = self.pad_to(block, off, t);
+                done.max(self.copy_as(src, lpn, block, t))
+            }
+            None => t,
+        }
+    }
+
+    // ---- defragmentation copies (`DefragMode::Merge`) ----
+
+    /// Forget the waiting copy into `tgt`, returning its source.
+    fn take_pending(&mut self, tgt: u64) -> Option<u64> {
+        let src = self.pending.remove(&tgt)?;
+        let w = self.waiting_on.get_mut(&src).expect("a waiting copy is listed under its source");
+        w.retain(|&x| x != tgt);
+        if w.is_empty() {
+            self.waiting_on.remove(&src);
+        }
+        Some(src)
+    }
+
+    /// `tgt` gets new data (a write or a trim): a copy still waiting for it is void.
+    pub(super) fn supersede(&mut self, tgt: u64) {
+        if !self.pending.is_empty() && self.take_pending(tgt).is_some() {
+            self.report.defrag_superseded += 1;
+        }
+    }
+
+    /// Targets waiting on `src`, which is about to change: each must be copied first.
+    pub(super) fn waiting_targets(&mut self, src: u64) -> Vec<u64> {
+        if self.waiting_on.is_empty() {
+            return Vec::new();
+        }
+        let targets = self.waiting_on.remove(&src).unwrap_or_default();
+        for t in &targets {
+            self.pending.remove(t);
+        }
+        targets
+    }
+
+    /// Record a copy of `src`'s data to `tgt`, done at `tgt`'s next merge. `tgt`'s own waiting
+    /// copy is void, and copies waiting on `tgt` must have been made (`waiting_targets`).
+    pub(super) fn defer_copy(&mut self, src: u64, tgt: u64) {
+        self.supersede(tgt);
+        debug_assert!(!self.waiting_on.contains_key(&tgt), "copies waiting on the target were made first");
+        let src = self.pending.get(&src).copied().unwrap_or(src);
+        if src == tgt {
+            return;
+        }
+        self.loc[tgt as usize] = NONE;
+        if self.loc[src as usize] == NONE {
+            return;
+        }
+        self.pending.insert(tgt, src);
+        self.waiting_on.entry(src).or_default().push(tgt);
+        self.report.defrag_deferred += 1;
     }
 
     // ---- write classes ----
@@ -379,11 +496,7 @@ impl HybridFtl {
         if k < self.ppb {
             for i in k..self.ppb {
                 let Some(lpn) = self.lpn_at(plane, lbn, i) else { break };
-                let cur = self.loc[lpn as usize];
-                if cur != NONE {
-                    done = done.max(self.pad_to(log, i, t));
-                    done = done.max(self.copy_to(cur, log, t));
-                }
+                done = done.max(self.merge_copy(lpn, log, i, t));
             }
             self.report.partial_merges += 1;
         } else {
@@ -405,9 +518,8 @@ impl HybridFtl {
         let mut srcs = Vec::with_capacity(self.ppb as usize);
         for i in 0..self.ppb {
             let Some(lpn) = self.lpn_at(plane, lbn, i) else { break };
-            let cur = self.loc[lpn as usize];
-            if cur != NONE {
-                srcs.push((i, cur));
+            if let Some(src) = self.merge_source(lpn) {
+                srcs.push((i, lpn, src));
             }
         }
         let mut done = t;
@@ -415,9 +527,9 @@ impl HybridFtl {
             NONE
         } else {
             let n = self.alloc(plane, Role::Data(lbn))?;
-            for &(i, src) in &srcs {
+            for &(i, lpn, src) in &srcs {
                 done = done.max(self.pad_to(n, i, t));
-                done = done.max(self.copy_to(src, n, t));
+                done = done.max(self.copy_as(src, lpn, n, t));
             }
             n
         };
@@ -443,7 +555,8 @@ impl HybridFtl {
     pub(super) fn do_read(&mut self, lpn: u64, t_ns: u64) -> ReadOutcome {
         self.check_lpn(lpn);
         self.counters.host_reads += 1;
-        let ppn = self.loc[lpn as usize];
+        let from = if self.pending.is_empty() { lpn } else { self.pending.get(&lpn).copied().unwrap_or(lpn) };
+        let ppn = self.loc[from as usize];
         if ppn == NONE {
             self.counters.unmapped_reads += 1;
             return ReadOutcome { done_ns: t_ns, tag: None };
@@ -590,12 +703,28 @@ impl HybridFtl {
                 Role::Free => return Err(format!("lpn {lpn} maps into free block {block}")),
             }
         }
+        // Waiting defragmentation copies: the target has no page of its own, the source has
+        // one and waits on no copy itself; both indexes agree.
+        let listed: usize = self.waiting_on.values().map(Vec::len).sum();
+        if listed != self.pending.len() {
+            return Err(format!("{} waiting copies but {listed} listed under their sources", self.pending.len()));
+        }
+        for (&tgt, &src) in &self.pending {
+            if self.loc[tgt as usize] != NONE || self.loc[src as usize] == NONE || self.pending.contains_key(&src) {
+                return Err(format!(
+                    "waiting copy {src} → {tgt}: target has a page, or source has none or waits itself"
+                ));
+            }
+            if !self.waiting_on.get(&src).is_some_and(|w| w.contains(&tgt)) {
+                return Err(format!("waiting copy {src} → {tgt} is not listed under its source"));
+            }
+        }
         self.nand.validate()
     }
 }
 
 /// Implements [`super::Ftl`] for a wrapper holding a `HybridFtl` in field `0` with a
-/// `host_write` method.
+/// `host_write` method, and the defragmentation-copy steps that need that `host_write`.
 macro_rules! impl_hybrid_ftl {
     ($t:ty) => {
         impl $crate::ftl::Ftl for $t {
@@ -605,28 +734,32 @@ macro_rules! impl_hybrid_ftl {
             fn write(&mut self, lpn: u64, tag: u32, t_ns: u64) -> Result<u64, $crate::error::Error> {
                 self.0.check_lpn(lpn);
                 self.0.counters.host_writes += 1;
-                self.host_write(lpn, tag, t_ns)
+                let done = self.before_change(lpn, t_ns)?;
+                Ok(done.max(self.host_write(lpn, tag, t_ns)?))
             }
             fn trim(&mut self, lpn: u64, t_ns: u64) -> Result<u64, $crate::error::Error> {
-                Ok(self.0.do_trim(lpn, t_ns))
+                self.0.check_lpn(lpn);
+                let done = self.before_change(lpn, t_ns)?;
+                Ok(done.max(self.0.do_trim(lpn, t_ns)))
             }
-            /// Each page is placed where the scheme would put a write of `tgt` (in place in
-            /// the data block, or in a log block, merging first if needed), programmed by
-            /// copy-back from the source's current flash page: no host transfer.
+            /// `DefragMode::Merge`: recorded for the target's next merge (see
+            /// [`DefragMode`](crate::ftl::hybrid::DefragMode)). `Eager`: each page is placed
+            /// where the scheme would put a write of `tgt`, programmed by copy-back from the
+            /// source's current flash page. Either way no host transfer.
             fn defrag_copy(&mut self, src: u64, tgt: u64, pages: u64, t_ns: u64) -> Result<u64, $crate::error::Error> {
                 let mut done = t_ns;
                 for i in 0..pages {
-                    self.0.check_lpn(src + i);
-                    self.0.check_lpn(tgt + i);
-                    let cur = self.0.loc[(src + i) as usize];
-                    if cur == $crate::ftl::hybrid::NONE {
-                        done = done.max(self.0.do_trim(tgt + i, t_ns));
+                    let (s, d) = (src + i, tgt + i);
+                    self.0.check_lpn(s);
+                    self.0.check_lpn(d);
+                    if s == d {
                         continue;
                     }
-                    let tag = self.0.nand.oob_tag(cur).unwrap_or(0);
-                    self.0.copy_from = Some(src + i);
-                    done = done.max(self.host_write(tgt + i, tag, t_ns)?);
-                    debug_assert!(self.0.copy_from.is_none(), "the copy was programmed");
+                    done = done.max(self.before_change(d, t_ns)?);
+                    match self.0.defrag {
+                        $crate::ftl::hybrid::DefragMode::Merge => self.0.defer_copy(s, d),
+                        $crate::ftl::hybrid::DefragMode::Eager => done = done.max(self.copy_now(s, d, t_ns)?),
+                    }
                 }
                 Ok(done)
             }
@@ -650,6 +783,34 @@ macro_rules! impl_hybrid_ftl {
             }
             fn hybrid_report(&self) -> Option<$crate::ftl::HybridReport> {
                 Some(self.0.report)
+            }
+        }
+
+        impl $t {
+            /// `lpn` is about to get new data: its own waiting copy is void, and copies waiting
+            /// on it are made now, eagerly.
+            fn before_change(&mut self, lpn: u64, t: u64) -> Result<u64, $crate::error::Error> {
+                self.0.supersede(lpn);
+                let mut done = t;
+                for tgt in self.0.waiting_targets(lpn) {
+                    self.0.report.defrag_forced += 1;
+                    done = done.max(self.copy_now(lpn, tgt, t)?);
+                }
+                Ok(done)
+            }
+
+            /// Copy `src`'s current page to `tgt` at once, placed as a write of `tgt`.
+            fn copy_now(&mut self, src: u64, tgt: u64, t: u64) -> Result<u64, $crate::error::Error> {
+                let cur = self.0.loc[src as usize];
+                if cur == $crate::ftl::hybrid::NONE {
+                    return Ok(self.0.do_trim(tgt, t));
+                }
+                let tag = self.0.nand.oob_tag(cur).unwrap_or(0);
+                self.0.copy_from = Some(src);
+                let done = self.host_write(tgt, tag, t)?;
+                debug_assert!(self.0.copy_from.is_none(), "the copy was programmed");
+                self.0.report.defrag_eager += 1;
+                Ok(done)
             }
         }
     };

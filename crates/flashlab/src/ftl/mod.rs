@@ -219,6 +219,17 @@ pub struct HybridReport {
     pub full_merges: u64,
     /// Log blocks the scheme may hold (per device).
     pub log_blocks: u64,
+    /// Defragmentation copies (`Ftl::defrag_copy`) recorded for the target's next merge
+    /// (`defrag = "merge"`), and what became of them: done inside a merge by copy-back
+    /// (`defrag_in_merge`), void because the target got new data first (`defrag_superseded`),
+    /// or made eagerly because the source was about to change (`defrag_forced`); the rest still
+    /// wait. `defrag_eager`: copies programmed at once as writes of the target (`"eager"`, and
+    /// the forced ones).
+    pub defrag_deferred: u64,
+    pub defrag_in_merge: u64,
+    pub defrag_superseded: u64,
+    pub defrag_forced: u64,
+    pub defrag_eager: u64,
 }
 
 impl HybridReport {
@@ -232,6 +243,11 @@ impl HybridReport {
             partial_merges: self.partial_merges - base.partial_merges,
             full_merges: self.full_merges - base.full_merges,
             log_blocks: self.log_blocks,
+            defrag_deferred: self.defrag_deferred - base.defrag_deferred,
+            defrag_in_merge: self.defrag_in_merge - base.defrag_in_merge,
+            defrag_superseded: self.defrag_superseded - base.defrag_superseded,
+            defrag_forced: self.defrag_forced - base.defrag_forced,
+            defrag_eager: self.defrag_eager - base.defrag_eager,
         }
     }
 }

@@ -218,6 +218,10 @@ impl<D: BlockDevice> FatFs<D> {
     pub(crate) fn write_entry(&mut self, slot: Slot, raw: &[u8; 32]) -> Result<(), Error> {
         let sector = self.dir_cache.get_mut(&slot.sector).expect("directory sector written before it was read");
         sector[slot.offset as usize..slot.offset as usize + 32].copy_from_slice(raw);
+        if self.metadata == super::Metadata::WriteBack {
+            self.dir_dirty.insert(slot.sector);
+            return Ok(());
+        }
         self.dev.write(slot.sector, sector)
     }
 

@@ -73,9 +73,13 @@ impl<D: BlockDevice> FatFs<D> {
         Ok(self.add_open(OpenFile { path: path.to_string(), slot: e.slot, chain, size: e.size, pos: 0 }))
     }
 
+    /// Close `fd`; with [`Metadata::WriteBack`](super::Metadata) pending metadata is written.
     pub fn close(&mut self, fd: Fd) -> Result<(), Error> {
         self.file(fd)?;
         self.open[fd.0 as usize] = None;
+        if self.metadata == super::Metadata::WriteBack {
+            self.flush_metadata()?;
+        }
         Ok(())
     }
 
@@ -198,7 +202,11 @@ impl<D: BlockDevice> FatFs<D> {
                     let eoc = self.table.eoc();
                     self.table.set(last, eoc);
                 }
-                self.table.discard_dirty();
+                if self.metadata == super::Metadata::WriteThrough {
+                    // Write-back keeps earlier operations' pending sectors (now holding the
+                    // rolled-back mirror, which is what the disk should get).
+                    self.table.discard_dirty();
+                }
                 chain.truncate(old_len);
                 return Err(self.full_err(path));
             };

@@ -16,6 +16,8 @@
 //! exposes a link to unwritten data. `create`: [directory growth: zeroed cluster, FAT], entry.
 //! `mkdir`: [parent growth], new cluster with `.`/`..`, FAT, entry. `delete`/`rmdir`: entry
 //! (marked 0xE5), then FAT (chain freed). `relocate`: see module `defrag`.
+//! With [`Metadata::WriteBack`] the FAT and directory writes above wait in memory until a
+//! close, `sync` or `flush_metadata` (data writes still go through at once).
 //! FAT32's FSInfo keeps its free count only while clean: [`FatFs::sync`] writes the exact
 //! count; the first FAT change after that (or after mounting a volume with a count) first
 //! rewrites FSInfo as "unknown" (one sector write), which `fsck.fat` accepts.
@@ -78,6 +80,18 @@ impl Default for FormatOptions {
     }
 }
 
+/// When changed FAT and directory sectors reach the device.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Metadata {
+    /// At the end of every operation (the crash-ordered default described above).
+    #[default]
+    WriteThrough,
+    /// Kept dirty in memory and written when a file is closed, on [`FatFs::sync`] or
+    /// [`FatFs::flush_metadata`], as FAT drivers with a metadata cache do: many changes to one
+    /// sector cost one write. A crash loses the changes since the last write-back.
+    WriteBack,
+}
+
 /// An open file handle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Fd(pub(crate) u32);
@@ -91,6 +105,9 @@ pub struct FatFs<D: BlockDevice> {
     flash_block_sectors: u32,
     /// Directory sectors read so far (absolute sector → bytes), always equal to the disk.
     dir_cache: BTreeMap<u64, Vec<u8>>,
+    metadata: Metadata,
+    /// `Metadata::WriteBack`: directory sectors changed since the last write-back.
+    dir_dirty: std::collections::BTreeSet<u64>,
     open: Vec<Option<OpenFile>>,
     /// FAT32: FSInfo on disk holds a free count (must be invalidated before the FAT changes).
     fsinfo_has_count: bool,
@@ -184,6 +201,8 @@ impl<D: BlockDevice> FatFs<D> {
             alloc: Box::new(Sca::default()),
             flash_block_sectors: fbs,
             dir_cache: BTreeMap::new(),
+            metadata: Metadata::WriteThrough,
+            dir_dirty: Default::default(),
             open: Vec::new(),
             fsinfo_has_count: false,
         })
@@ -213,6 +232,8 @@ impl<D: BlockDevice> FatFs<D> {
             table,
             alloc: Box::new(Sca::default()),
             dir_cache: BTreeMap::new(),
+            metadata: Metadata::WriteThrough,
+            dir_dirty: Default::default(),
             open: Vec::new(),
             fsinfo_has_count,
         })
@@ -221,6 +242,28 @@ impl<D: BlockDevice> FatFs<D> {
     /// Replace the cluster allocation policy (e.g. from [`crate::fs::alloc::build`]).
     pub fn set_allocator(&mut self, alloc: Box<dyn ClusterAllocator>) {
         self.alloc = alloc;
+    }
+
+    /// Choose when metadata reaches the device; switching to write-through writes back first.
+    pub fn set_metadata(&mut self, m: Metadata) -> Result<(), Error> {
+        self.flush_metadata()?;
+        self.metadata = m;
+        Ok(())
+    }
+
+    /// Write every pending FAT sector (both copies), then every pending directory sector.
+    pub fn flush_metadata(&mut self) -> Result<(), Error> {
+        if self.fsinfo_has_count && self.table.has_dirty() {
+            let info = fsinfo_sector(self.layout.bytes_per_sector, FSINFO_UNKNOWN, FSINFO_UNKNOWN);
+            self.dev.write(self.layout.fsinfo_sector as u64, &info)?;
+            self.fsinfo_has_count = false;
+        }
+        self.table.flush(&mut self.dev, &self.layout)?;
+        for s in std::mem::take(&mut self.dir_dirty) {
+            let bytes = &self.dir_cache[&s];
+            self.dev.write(s, bytes)?;
+        }
+        Ok(())
     }
 
     /// Set the flash block size (sectors): a multiple of the cluster size, and the data region
@@ -249,6 +292,7 @@ impl<D: BlockDevice> FatFs<D> {
 
     /// FAT32: write the exact free-cluster count to FSInfo (one sector). No-op on FAT16.
     pub fn sync(&mut self) -> Result<(), Error> {
+        self.flush_metadata()?;
         if self.layout.fsinfo_sector == 0 {
             return Ok(());
         }
@@ -291,6 +335,9 @@ impl<D: BlockDevice> FatFs<D> {
 
     /// Write pending FAT changes (FSInfo invalidated first when it holds a count).
     fn flush_fat(&mut self) -> Result<(), Error> {
+        if self.metadata == Metadata::WriteBack {
+            return Ok(());
+        }
         if self.fsinfo_has_count {
             let info = fsinfo_sector(self.layout.bytes_per_sector, FSINFO_UNKNOWN, FSINFO_UNKNOWN);
             self.dev.write(self.layout.fsinfo_sector as u64, &info)?;

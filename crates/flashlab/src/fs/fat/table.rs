@@ -150,6 +150,11 @@ impl Table {
         }
     }
 
+    /// Whether FAT sectors wait to be written.
+    pub fn has_dirty(&self) -> bool {
+        !self.dirty.is_empty()
+    }
+
     /// Forget pending changes (after an operation rolled its mirror changes back).
     pub fn discard_dirty(&mut self) {
         self.dirty.clear();
