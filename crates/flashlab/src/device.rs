@@ -78,14 +78,14 @@ impl Device {
         FlashState { ftl: self.ftl.clone(), oracle: self.oracle.clone(), next_tag: self.next_tag, writes: self.writes }
     }
 
-    /// Put back a [`FlashState`] taken from a device built from the same FTL config.
-    pub fn restore_flash(&mut self, s: FlashState) {
-        assert_eq!(s.ftl.logical_pages(), self.logical_pages, "flash state from another device");
-        assert_eq!(s.oracle.is_some(), self.oracle.is_some(), "flash state with other version tags");
-        self.ftl = s.ftl;
-        self.oracle = s.oracle;
-        self.next_tag = s.next_tag;
-        self.writes = s.writes;
+    /// A device over a copy of a [`FlashState`] (taken from a device of the same FTL config)
+    /// instead of a freshly built FTL.
+    pub fn from_flash(buffer: Box<dyn WriteBuffer>, s: FlashState, page_size: u64, check: bool) -> Self {
+        let mut d = Device::new(buffer, s.ftl, page_size, false, check);
+        d.oracle = s.oracle;
+        d.next_tag = s.next_tag;
+        d.writes = s.writes;
+        d
     }
 
     pub fn new(buffer: Box<dyn WriteBuffer>, ftl: Box<dyn Ftl>, page_size: u64, verify: bool, check: bool) -> Self {

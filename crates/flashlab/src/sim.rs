@@ -53,12 +53,21 @@ pub fn derive_seed(seed: u64, name: &str) -> u64 {
 
 /// Build the device stack for a config.
 pub fn build_device(cfg: &Config, r: &Resolved) -> Result<Device, Error> {
-    let timing = (cfg.sim.mode == Mode::Timing).then_some(&cfg.timing);
-    let verify = cfg.sim.verify || cfg.sim.crash_at.is_some();
+    build_device_on(cfg, r, None)
+}
+
+/// The device stack, over a copy of a preconditioned flash when one is given.
+fn build_device_on(cfg: &Config, r: &Resolved, flash: Option<FlashState>) -> Result<Device, Error> {
     let buffer = build_buffer(cfg, r)?;
-    let spec = FtlSpec { layout: r.layout, logical_pages: r.logical_pages, config: &cfg.ftl, verify, timing };
-    let ftl = ftl::build(&spec)?;
-    let mut dev = Device::new(buffer, ftl, r.page_size, verify, cfg.sim.check);
+    let mut dev = match flash {
+        Some(f) => Device::from_flash(buffer, f, r.page_size, cfg.sim.check),
+        None => {
+            let timing = (cfg.sim.mode == Mode::Timing).then_some(&cfg.timing);
+            let verify = cfg.sim.verify || cfg.sim.crash_at.is_some();
+            let spec = FtlSpec { layout: r.layout, logical_pages: r.logical_pages, config: &cfg.ftl, verify, timing };
+            Device::new(buffer, ftl::build(&spec)?, r.page_size, verify, cfg.sim.check)
+        }
+    };
     if cfg.host.out_of_range == OutOfRange::Compact {
         dev.compact_addresses(r.layout.geo.pages_per_block as u64);
     }
@@ -217,23 +226,25 @@ impl PreconditionPool {
 
 fn run_on(cfg: &Config, state: Option<&Preconditioned>, progress: &mut dyn Progress) -> Result<Results, Error> {
     let r = cfg.resolve()?;
-    let mut dev = build_device(cfg, &r)?;
+    if let Some(s) = state {
+        if precondition_key(cfg).as_deref() != Some(s.key.as_str()) {
+            return Err(Error::config(
+                "precondition",
+                "the preconditioned state was made for another device, FTL, seed or preconditioning",
+            ));
+        }
+    }
+    let t0 = Instant::now();
+    let mut dev = build_device_on(cfg, &r, state.map(|s| s.flash.clone()))?;
+    // From a shared state, "preconditioning" is the copy of it.
+    let copy_s = if state.is_some() { t0.elapsed().as_secs_f64() } else { 0.0 };
     let mut host = host::build(&cfg.host)?;
     let mut workload = build_workload(cfg, &r)?;
-    let t0 = Instant::now();
-    match state {
-        Some(s) => {
-            if precondition_key(cfg).as_deref() != Some(s.key.as_str()) {
-                return Err(Error::config(
-                    "precondition",
-                    "the preconditioned state was made for another device, FTL, seed or preconditioning",
-                ));
-            }
-            dev.restore_flash(s.flash.clone());
-        }
-        None => precondition(cfg, &mut dev, progress)?,
+    let t1 = Instant::now();
+    if state.is_none() {
+        precondition(cfg, &mut dev, progress)?;
     }
-    let precondition_wall_s = t0.elapsed().as_secs_f64();
+    let precondition_wall_s = copy_s + t1.elapsed().as_secs_f64();
     let open_loop = match cfg.host.arrival {
         Arrival::Open => true,
         Arrival::Closed => false,

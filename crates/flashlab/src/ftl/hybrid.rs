@@ -344,20 +344,14 @@ impl HybridFtl {
     /// done by this merge), else `lpn`'s current page.
     #[inline]
     fn merge_source(&mut self, lpn: u64) -> Option<u32> {
-        if self.pending.is_empty() {
-            let cur = self.loc[lpn as usize];
-            return (cur != NONE).then_some(cur);
-        }
-        match self.take_pending(lpn) {
-            Some(src) => {
+        if !self.pending.is_empty() {
+            if let Some(src) = self.take_pending(lpn) {
                 self.report.defrag_in_merge += 1;
-                Some(self.loc[src as usize])
-            }
-            None => {
-                let cur = self.loc[lpn as usize];
-                (cur != NONE).then_some(cur)
+                return Some(self.loc[src as usize]);
             }
         }
+        let cur = self.loc[lpn as usize];
+        (cur != NONE).then_some(cur)
     }
 
     /// Merge copy of `lpn` (see [`HybridFtl::merge_source`]) to offset `off` of `block`, if it
