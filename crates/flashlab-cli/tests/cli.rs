@@ -607,9 +607,12 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
         serde_json::from_str(&std::fs::read_to_string(out.join("defrag/results.json")).unwrap()).unwrap();
     let frows = f["rows"].as_array().unwrap();
     // Main: SCA and AFCA x 5 thresholds; ablations (quick): trigger reading and eager copies
-    // x 5 thresholds, metadata cache and 1 KiB clusters x 2 thresholds, each for both allocators;
-    // AFCA's one-block threshold: AFCA x 2 thresholds.
-    assert_eq!(frows.len(), 2 * 5 + 2 * (5 + 5 + 2 + 2) + 2, "defrag rows");
+    // x 5 thresholds; write-back, delayed, one-sector cache (write-back and write-through),
+    // 75% fragmentation and 1 KiB clusters x 2 thresholds, each for both allocators; AFCA's
+    // one-block threshold: AFCA x 2 thresholds.
+    assert_eq!(frows.len(), 2 * 5 + 2 * (5 + 5 + 2 * 6) + 2, "defrag rows");
+    let cached = frows.iter().find(|r| r["ablation"] == "cache-1" && r["threshold"] == "off").unwrap();
+    assert!(cached["metadata_cache"]["dir_reads"].as_u64().unwrap() > 0, "a one-sector cache reads directories");
     let main: Vec<_> = frows.iter().filter(|r| r["ablation"].is_null()).collect();
     assert_eq!(main.len(), 10);
     for r in frows {

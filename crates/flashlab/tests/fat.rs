@@ -12,7 +12,7 @@ use std::process::Command;
 use common::fat_tools::*;
 
 use flashlab::fs::alloc;
-use flashlab::fs::{BlockDevice, FatFs, FatType, FormatOptions, MemDisk, Metadata};
+use flashlab::fs::{BlockDevice, FatFs, FatType, FormatOptions, MemDisk, Metadata, MetadataStats};
 use proptest::prelude::*;
 
 // ---------- helpers ----------
@@ -75,8 +75,8 @@ fn check_model<D: BlockDevice>(fs: &mut FatFs<D>, model: &BTreeMap<String, Vec<u
 
 // ---------- round trip against the tools ----------
 
-/// A [`MemDisk`] that counts the sectors written to it.
-struct Counting(MemDisk, u64);
+/// A [`MemDisk`] that counts the sectors written to it (and, in `.2`, read from it).
+struct Counting(MemDisk, u64, u64);
 impl BlockDevice for Counting {
     fn sector_size(&self) -> u32 {
         self.0.sector_size()
@@ -85,6 +85,7 @@ impl BlockDevice for Counting {
         self.0.sectors()
     }
     fn read(&mut self, first: u64, buf: &mut [u8]) -> Result<(), flashlab::error::Error> {
+        self.2 += buf.len() as u64 / 512;
         self.0.read(first, buf)
     }
     fn write(&mut self, first: u64, data: &[u8]) -> Result<(), flashlab::error::Error> {
@@ -97,10 +98,22 @@ fn round_trip(opts: FormatOptions, sectors: u64, tag: &str) {
     round_trip_with(opts, sectors, tag, Metadata::WriteThrough);
 }
 
-/// The round trip; returns the sectors written after formatting.
 fn round_trip_with(opts: FormatOptions, sectors: u64, tag: &str, metadata: Metadata) -> u64 {
-    let mut fs = FatFs::format(Counting(MemDisk::new(sectors, 512).unwrap(), 0), opts).unwrap();
+    round_trip_cached(opts, sectors, tag, metadata, None).0
+}
+
+/// The round trip; returns the sectors written and read after formatting (before the final
+/// check) and the metadata cache's counts.
+fn round_trip_cached(
+    opts: FormatOptions,
+    sectors: u64,
+    tag: &str,
+    metadata: Metadata,
+    cache: Option<u32>,
+) -> (u64, u64, MetadataStats) {
+    let mut fs = FatFs::format(Counting(MemDisk::new(sectors, 512).unwrap(), 0, 0), opts).unwrap();
     fs.set_metadata(metadata).unwrap();
+    fs.set_metadata_cache(cache).unwrap();
     fs.device_mut().1 = 0;
     let mut rng = Rng(0xF1A5_0000 + sectors);
     let dirs = ["/DATA", "/DATA/SUB", "/D2", "/"];
@@ -137,11 +150,14 @@ fn round_trip_with(opts: FormatOptions, sectors: u64, tag: &str, metadata: Metad
             model.remove(path);
         }
     }
+    let stats = fs.metadata_stats();
+    let read = fs.device().2;
     check_model(&mut fs, &model);
     fs.sync().unwrap();
 
     // Mount the image afresh: everything must be on disk.
-    let Counting(disk, written) = fs.into_device();
+    let Counting(disk, written, _) = fs.into_device();
+    let written = (written, read, stats);
     let image = disk.image().to_vec();
     let mut fs = FatFs::mount(MemDisk::from_image(image.clone(), 512).unwrap()).unwrap();
     check_model(&mut fs, &model);
@@ -158,6 +174,77 @@ fn round_trip_with(opts: FormatOptions, sectors: u64, tag: &str, metadata: Metad
     }
     std::fs::remove_file(img).ok();
     written
+}
+
+/// A bounded metadata cache under every write policy: the round trip still mounts afresh,
+/// passes fsck and reads back byte-exact; metadata misses reach the device as reads (more of
+/// them with a smaller cache); write-back modes write evicted dirty sectors.
+#[test]
+fn bounded_metadata_cache_reads_metadata_and_images_stay_valid() {
+    let opts = || fat16_opts(4);
+    let run = |m, c, tag| round_trip_cached(opts(), 131072, tag, m, c);
+    let (_, _, none) = run(Metadata::WriteThrough, None, "mc-unbounded");
+    assert_eq!(none, MetadataStats::default(), "an unbounded cache never misses");
+    let mut reads = Vec::new();
+    for (m, c, tag) in [
+        (Metadata::WriteThrough, Some(1), "mc-wt-1"),
+        (Metadata::WriteThrough, Some(64), "mc-wt-64"),
+        (Metadata::WriteBack, Some(1), "mc-wb-1"),
+        (Metadata::Delayed(8), Some(4), "mc-delay-4"),
+        (Metadata::Delayed(16), None, "mc-delay-unbounded"),
+    ] {
+        let (written, read, st) = run(m, c, tag);
+        eprintln!("{tag}: {written} sectors written, {read} read, {st:?}");
+        if c.is_some() {
+            assert!(st.fat_reads > 0 && st.dir_reads > 0, "{tag}: {st:?}");
+            assert!(read >= st.fat_reads + st.dir_reads, "{tag}: misses are device reads");
+            assert_eq!(st.evict_writes > 0, m != Metadata::WriteThrough, "{tag}: {st:?}");
+            reads.push(st.fat_reads + st.dir_reads);
+        }
+    }
+    assert!(reads[0] > reads[1], "one sector misses more than 64: {reads:?}");
+}
+
+/// Exact metadata reads and eviction writes of a hand-built sequence with a one-sector cache
+/// (ChaN FatFs's window): create, write, close, open on the fixed FAT16 root.
+#[test]
+fn one_sector_cache_counts_are_exact() {
+    for (m, evict_writes) in [(Metadata::WriteThrough, 0), (Metadata::WriteBack, 2)] {
+        let opts = FormatOptions { data_align_sectors: 8, flash_block_sectors: 8, ..fat16_opts(1) };
+        let mut fs = FatFs::format(Counting(MemDisk::new(8192, 512).unwrap(), 0, 0), opts).unwrap();
+        fs.set_metadata(m).unwrap();
+        fs.set_metadata_cache(Some(1)).unwrap();
+        // create: root sector 0 (miss); write: FAT sector 0 (miss), root sector 0 (miss) for the
+        // entry's size; open: root sector 0 (hit), FAT sector 0 for the chain (miss).
+        let fd = fs.create("/A.TXT").unwrap();
+        fs.write(fd, &[7u8; 100]).unwrap();
+        fs.close(fd).unwrap();
+        let fd = fs.open("/A.TXT").unwrap();
+        fs.close(fd).unwrap();
+        let want = MetadataStats { fat_reads: 2, dir_reads: 2, evict_writes };
+        assert_eq!(fs.metadata_stats(), want, "{m:?}");
+        assert_eq!(fs.device().2, 4, "{m:?}: the four misses are the only device reads");
+    }
+    let mut fs = small_fs(8);
+    assert!(fs.set_metadata_cache(Some(0)).is_err());
+    assert!(fs.set_metadata(Metadata::Delayed(0)).is_err());
+}
+
+/// A delayed write-back writes metadata only every n-th operation: fewer writes than
+/// write-back at close, more than never.
+#[test]
+fn delayed_write_back_flushes_every_n_operations() {
+    let mut fs = FatFs::format(Counting(MemDisk::new(8192, 512).unwrap(), 0, 0), fat16_opts(1)).unwrap();
+    fs.set_metadata(Metadata::Delayed(3)).unwrap();
+    fs.device_mut().1 = 0;
+    let fd = fs.create("/A.TXT").unwrap(); // op 1: nothing written
+    assert_eq!(fs.device().1, 0);
+    fs.write(fd, &[1u8; 512]).unwrap(); // op 2: the data sector only
+    assert_eq!(fs.device().1, 1);
+    fs.close(fd).unwrap(); // op 3: FAT sector to both copies, the root sector
+    assert_eq!(fs.device().1, 1 + 2 + 1);
+    let mut fs = FatFs::mount(MemDisk::from_image(fs.into_device().0.image().to_vec(), 512).unwrap()).unwrap();
+    assert_eq!(read_all(&mut fs, "/A.TXT", 100), vec![1u8; 512]);
 }
 
 /// With a metadata cache (FAT and directory sectors written back at close and sync) the same
@@ -397,6 +484,9 @@ fn afca_gives_large_files_private_blocks_and_packs_small_ones() {
         .collect();
     assert_eq!(shared.len(), 4, "shared blocks {shared:?}");
     assert!(shared.is_disjoint(&private));
+    // Its decision counts say the same: 9 new blocks, 63 clusters in them, 28 shared.
+    let counts: Vec<u64> = fs.allocator_counters().into_iter().map(|c| c.1).collect();
+    assert_eq!(counts, vec![63, 9, 0, 28, 0], "{:?}", fs.allocator_counters());
     let data = read_all(&mut fs, "/BIG.DAT", 777);
     assert!(data.chunks(4096).enumerate().all(|(i, c)| c.iter().all(|&b| b == 0xB0 | i as u8)));
     if let Some(t) = tools("fsck of the AFCA image") {
@@ -594,6 +684,14 @@ fn reads_after_each_write(before: &[u8], log: &[(u64, Vec<u8>)], path: &str) -> 
 
 #[test]
 fn every_write_prefix_of_append_and_relocate_leaves_a_whole_file() {
+    // The same with a one-sector metadata cache (its misses add reads; that write-through
+    // never writes on eviction is checked in `bounded_metadata_cache_reads_metadata...`).
+    for cache in [None, Some(1)] {
+        crash_order_with(cache);
+    }
+}
+
+fn crash_order_with(cache: Option<u32>) {
     let inner = FatFs::format(
         MemDisk::new(8192, 512).unwrap(),
         FormatOptions { data_align_sectors: 16, flash_block_sectors: 16, ..fat16_opts(1) },
@@ -601,6 +699,7 @@ fn every_write_prefix_of_append_and_relocate_leaves_a_whole_file() {
     .unwrap()
     .into_device();
     let mut fs = FatFs::mount(LoggingDisk { inner, log: Vec::new() }).unwrap();
+    fs.set_metadata_cache(cache).unwrap();
     let mut rng = Rng(5);
     let data = rng.bytes(6000);
     write_file(&mut fs, "/F.DAT", &data, &mut rng);

@@ -18,4 +18,4 @@ pub mod postmark;
 pub mod simdisk;
 
 pub use blockdev::{BlockDevice, MemDisk};
-pub use fat::{DirEntryInfo, FatFs, FatType, Fd, FormatOptions, Metadata};
+pub use fat::{DirEntryInfo, FatFs, FatType, Fd, FormatOptions, Metadata, MetadataStats};

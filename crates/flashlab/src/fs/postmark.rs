@@ -415,6 +415,17 @@ pub struct FragmentReport {
 /// The volume is full when fewer clusters are free than a file needs; a file whose data no longer
 /// fits (its directory took the last clusters) is deleted, not left half-created.
 pub fn fragment<D: BlockDevice>(fs: &mut FatFs<D>, dir: &str, file_size: u32) -> Result<FragmentReport, Error> {
+    fragment_leaving(fs, dir, file_size, 0)
+}
+
+/// [`fragment`], but the volume counts as full while `leave_free` clusters (plus less than one
+/// file) are still free: that much free space stays unfragmented.
+pub fn fragment_leaving<D: BlockDevice>(
+    fs: &mut FatFs<D>,
+    dir: &str,
+    file_size: u32,
+    leave_free: u32,
+) -> Result<FragmentReport, Error> {
     if file_size == 0 {
         return Err(Error::config("fragment.file_size", "must be at least 1 byte (empty files never fill a volume)"));
     }
@@ -422,7 +433,7 @@ pub fn fragment<D: BlockDevice>(fs: &mut FatFs<D>, dir: &str, file_size: u32) ->
     let need = (file_size as u64).div_ceil(fs.cluster_bytes() as u64) as u32;
     let mut created = 0u64;
     let mut partial_file_removed = false;
-    while fs.free_clusters() >= need {
+    while fs.free_clusters() >= need.saturating_add(leave_free) {
         let id = created + 1;
         if id > MAX_FILE_ID {
             return Err(Error::config(

@@ -64,11 +64,14 @@ pub struct Afca {
     large_cursor: u32,
     /// Fallback cursor (cluster number).
     any_cursor: u32,
+    /// Clusters given: [large file in its own block, large file in a new empty block, large
+    /// file by fallback (no empty block), small file in a shared block, small file by fallback].
+    counts: [u64; 5],
 }
 
 impl Afca {
     pub fn new(threshold_bytes: u64) -> Self {
-        Afca { threshold_bytes, kind: Vec::new(), small_block: None, large_cursor: 0, any_cursor: 0 }
+        Afca { threshold_bytes, kind: Vec::new(), small_block: None, large_cursor: 0, any_cursor: 0, counts: [0; 5] }
     }
 
     fn kind_of(&self, fat: &FatView, b: u32) -> Kind {
@@ -84,6 +87,7 @@ impl Afca {
             let b = fat.block_of(l);
             if self.kind_of(fat, b) == Kind::Large {
                 if let Some(c) = fat.free_in_block_from(b, l + 1) {
+                    self.counts[0] += 1;
                     return Some(c);
                 }
             }
@@ -92,6 +96,7 @@ impl Afca {
         let b = (self.large_cursor..n).chain(0..self.large_cursor.min(n)).find(|&b| fat.block_is_empty(b))?;
         self.kind[b as usize] = Kind::Large;
         self.large_cursor = b + 1;
+        self.counts[1] += 1;
         Some(fat.block_clusters(b).0)
     }
 
@@ -118,13 +123,26 @@ impl ClusterAllocator for Afca {
         if self.kind.len() != fat.flash_blocks() as usize {
             self.kind = vec![Kind::Unused; fat.flash_blocks() as usize];
         }
-        let picked = if req.file_size_bytes > self.threshold_bytes {
-            self.large(fat, req.last_cluster)
-        } else {
-            self.small(fat)
+        let large = req.file_size_bytes > self.threshold_bytes;
+        let picked = if large { self.large(fat, req.last_cluster) } else { self.small(fat) };
+        if picked.is_some() && !large {
+            self.counts[3] += 1;
+        }
+        let c = match picked {
+            Some(c) => c,
+            None => {
+                let c = fat.next_free_from(self.any_cursor)?;
+                self.counts[if large { 2 } else { 4 }] += 1;
+                c
+            }
         };
-        let c = picked.or_else(|| fat.next_free_from(self.any_cursor))?;
         self.any_cursor = c + 1;
         Some(c)
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        let names =
+            ["large, own block", "large, new empty block", "large, fallback", "small, shared block", "small, fallback"];
+        names.into_iter().zip(self.counts).collect()
     }
 }

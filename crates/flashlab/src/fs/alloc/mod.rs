@@ -85,6 +85,10 @@ pub struct AllocRequest {
 /// `None` when it finds none (the file system then reports the volume full).
 pub trait ClusterAllocator: Send {
     fn allocate(&mut self, fat: &FatView, req: AllocRequest) -> Option<u32>;
+    /// How its decisions went so far (name, count), for reports; none by default.
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
 }
 
 /// A policy's constructor from its parameter table (unknown keys are errors).

@@ -18,8 +18,16 @@ use crate::fs::blockdev::BlockDevice;
 
 impl<D: BlockDevice> FatFs<D> {
     /// Every file (not directory) as (absolute path, cluster chain), depth first in directory
-    /// order.
+    /// order. A model hook (the reverse map a defragmenter keeps): not charged to a bounded
+    /// metadata cache.
     pub fn files(&mut self) -> Result<Vec<(String, Vec<u32>)>, Error> {
+        let was = std::mem::replace(&mut self.charge, false);
+        let out = self.files_uncharged();
+        self.charge = was;
+        out
+    }
+
+    fn files_uncharged(&mut self) -> Result<Vec<(String, Vec<u32>)>, Error> {
         let mut out = Vec::new();
         let mut stack = vec![(String::new(), self.root())];
         while let Some((prefix, dir)) = stack.pop() {
@@ -86,7 +94,7 @@ impl<D: BlockDevice> FatFs<D> {
         if e.is_dir() {
             return Err(path_err(path, "relocate moves file clusters; this is a directory"));
         }
-        let chain = self.table.chain(e.first, path)?;
+        let chain = self.fat_chain(e.first, path)?;
         let mut target = chain.clone();
         let mut moved = vec![false; chain.len()];
         for (k, &(old, new)) in moves.iter().enumerate() {
@@ -108,12 +116,12 @@ impl<D: BlockDevice> FatFs<D> {
         let eoc = self.table.eoc();
         // 1. the new clusters, linked among themselves
         for i in (0..chain.len()).filter(|&i| moved[i]) {
-            self.table.set(target[i], target.get(i + 1).copied().unwrap_or(eoc));
+            self.fat_set(target[i], target.get(i + 1).copied().unwrap_or(eoc))?;
         }
         self.flush_fat()?;
         // 2. links into them
         for i in (1..chain.len()).filter(|&i| moved[i] && !moved[i - 1]) {
-            self.table.set(chain[i - 1], target[i]);
+            self.fat_set(chain[i - 1], target[i])?;
         }
         self.flush_fat()?;
         if moved[0] {
@@ -121,12 +129,12 @@ impl<D: BlockDevice> FatFs<D> {
         }
         // 3. free the old ones
         for i in (0..chain.len()).filter(|&i| moved[i]) {
-            self.table.set(chain[i], 0);
+            self.fat_set(chain[i], 0)?;
         }
         self.flush_fat()?;
         if let Some(i) = self.is_open(e.slot) {
             self.open[i].as_mut().unwrap().chain = target;
         }
-        Ok(())
+        self.op_done()
     }
 }

@@ -128,13 +128,13 @@ impl<D: BlockDevice> FatFs<D> {
 
     /// Runs of sectors (first, count) holding directory `dir`, in order, and the last cluster
     /// of a chained directory.
-    fn dir_runs(&self, dir: DirLoc, path: &str) -> Result<(Vec<SectorRun>, Option<u32>), Error> {
+    fn dir_runs(&mut self, dir: DirLoc, path: &str) -> Result<(Vec<SectorRun>, Option<u32>), Error> {
         match dir {
             DirLoc::FixedRoot => {
                 Ok((vec![(self.layout.root_dir_first_sector() as u64, self.layout.root_dir_sectors)], None))
             }
             DirLoc::Chain(first) => {
-                let chain = self.table.chain(first, path)?;
+                let chain = self.fat_chain(first, path)?;
                 let Some(&last) = chain.last() else {
                     return Err(path_err(path, "a directory on the way has no cluster (corrupt entry)"));
                 };
@@ -154,9 +154,16 @@ impl<D: BlockDevice> FatFs<D> {
     ) -> Result<Scan, Error> {
         let (runs, last_cluster) = self.dir_runs(dir, path)?;
         let mut scan = Scan { found: None, free: None, last_cluster };
+        // A bounded cache reads sector by sector as the scan goes; otherwise a run at once.
+        let per_sector = self.meta.bounded() && self.charge;
         for (first, count) in runs {
-            self.load_dir_sectors(first, count)?;
+            if !per_sector {
+                self.load_dir_sectors(first, count)?;
+            }
             for s in first..first + count as u64 {
+                if per_sector {
+                    self.meta_touch(s, true)?;
+                }
                 let sector = &self.dir_cache[&s];
                 for (i, e) in sector.chunks_exact(32).enumerate() {
                     let slot = Slot { sector: s, offset: (i * 32) as u32 };
@@ -216,9 +223,10 @@ impl<D: BlockDevice> FatFs<D> {
 
     /// Overwrite the 32-byte entry at `slot` and write its sector.
     pub(crate) fn write_entry(&mut self, slot: Slot, raw: &[u8; 32]) -> Result<(), Error> {
+        self.meta_touch(slot.sector, true)?;
         let sector = self.dir_cache.get_mut(&slot.sector).expect("directory sector written before it was read");
         sector[slot.offset as usize..slot.offset as usize + 32].copy_from_slice(raw);
-        if self.metadata == super::Metadata::WriteBack {
+        if self.metadata.deferred() {
             self.dir_dirty.insert(slot.sector);
             return Ok(());
         }
@@ -244,6 +252,10 @@ impl<D: BlockDevice> FatFs<D> {
         self.dev.write(first, &buf)?;
         for (i, s) in buf.chunks_exact(bps).enumerate() {
             self.dir_cache.insert(first + i as u64, s.to_vec());
+            self.dir_dirty.remove(&(first + i as u64));
+        }
+        for i in 0..buf.len() / bps {
+            self.meta_touch(first + i as u64, false)?;
         }
         Ok(())
     }
@@ -264,9 +276,9 @@ impl<D: BlockDevice> FatFs<D> {
             ));
         };
         let req = AllocRequest { file_size_bytes: 0, last_cluster: Some(last), first_cluster: Some(first) };
-        let c = self.alloc_cluster(req).ok_or_else(|| self.full_err(path))?;
+        let c = self.alloc_cluster(req)?.ok_or_else(|| self.full_err(path))?;
         self.write_dir_cluster(c, &[])?;
-        self.table.set(last, c);
+        self.fat_set(last, c)?;
         self.flush_fat()?;
         Ok(Slot { sector: self.layout.cluster_first_sector(c), offset: 0 })
     }
@@ -283,7 +295,7 @@ impl<D: BlockDevice> FatFs<D> {
         }
         let slot = self.free_slot(dir, &scan, path)?;
         let req = AllocRequest { file_size_bytes: 0, last_cluster: None, first_cluster: None };
-        let c = self.alloc_cluster(req).ok_or_else(|| self.full_err(path))?;
+        let c = self.alloc_cluster(req)?.ok_or_else(|| self.full_err(path))?;
         let parent = match dir {
             DirLoc::Chain(p) if p != self.layout.root_cluster => p,
             _ => 0,
@@ -293,7 +305,8 @@ impl<D: BlockDevice> FatFs<D> {
         head[32..].copy_from_slice(&make_entry(b"..         ", ATTR_DIRECTORY, parent, 0));
         self.write_dir_cluster(c, &head)?;
         self.flush_fat()?;
-        self.write_entry(slot, &make_entry(&name, ATTR_DIRECTORY, c, 0))
+        self.write_entry(slot, &make_entry(&name, ATTR_DIRECTORY, c, 0))?;
+        self.op_done()
     }
 
     /// Remove the empty directory `path`: entry first, then its chain is freed.
@@ -305,17 +318,21 @@ impl<D: BlockDevice> FatFs<D> {
         if self.scan(DirLoc::Chain(e.first), path, |_| true)?.found.is_some() {
             return Err(path_err(path, "directory not empty"));
         }
-        let chain = self.table.chain(e.first, path)?;
+        let chain = self.fat_chain(e.first, path)?;
         self.delete_entry(e.slot)?;
         let spc = self.layout.sectors_per_cluster as u64;
         for &c in &chain {
-            self.table.set(c, 0);
+            self.fat_set(c, 0)?;
             let first = self.layout.cluster_first_sector(c);
             for s in first..first + spc {
                 self.dir_cache.remove(&s);
+                // The freed cluster's pending entry changes no longer matter.
+                self.dir_dirty.remove(&s);
+                self.meta.remove(s);
             }
         }
-        self.flush_fat()
+        self.flush_fat()?;
+        self.op_done()
     }
 
     /// Mark the entry at `slot` deleted (writes its sector).

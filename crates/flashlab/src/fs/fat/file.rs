@@ -51,7 +51,9 @@ impl<D: BlockDevice> FatFs<D> {
         }
         let slot = self.free_slot(dir, &scan, path)?;
         self.write_entry(slot, &make_entry(&name, ATTR_ARCHIVE, 0, 0))?;
-        Ok(self.add_open(OpenFile { path: path.to_string(), slot, chain: Vec::new(), size: 0, pos: 0 }))
+        let fd = self.add_open(OpenFile { path: path.to_string(), slot, chain: Vec::new(), size: 0, pos: 0 });
+        self.op_done()?;
+        Ok(fd)
     }
 
     /// Open an existing file at position 0 (a file may be open once).
@@ -63,7 +65,7 @@ impl<D: BlockDevice> FatFs<D> {
         if self.is_open(e.slot).is_some() {
             return Err(path_err(path, "already open"));
         }
-        let chain = self.table.chain(e.first, path)?;
+        let chain = self.fat_chain(e.first, path)?;
         let cb = self.layout.cluster_bytes() as u64;
         // A chain longer than the size is an extension cut short after its FAT write (the
         // bytes up to the size are intact): it opens, and the next extending write reuses it.
@@ -80,7 +82,7 @@ impl<D: BlockDevice> FatFs<D> {
         if self.metadata == super::Metadata::WriteBack {
             self.flush_metadata()?;
         }
-        Ok(())
+        self.op_done()
     }
 
     /// Move the position to `pos` (at most the file size).
@@ -179,7 +181,7 @@ impl<D: BlockDevice> FatFs<D> {
         if changed {
             self.update_entry(slot, first, new_size)?;
         }
-        Ok(())
+        self.op_done()
     }
 
     /// Add clusters to `chain` (in the FAT mirror only) until it covers `end` bytes; on a full
@@ -194,7 +196,7 @@ impl<D: BlockDevice> FatFs<D> {
                 last_cluster: chain.last().copied(),
                 first_cluster: chain.first().copied(),
             };
-            let Some(c) = self.alloc_cluster(req) else {
+            let Some(c) = self.alloc_cluster(req)? else {
                 for &c in &chain[old_len..] {
                     self.table.set(c, 0);
                 }
@@ -211,7 +213,7 @@ impl<D: BlockDevice> FatFs<D> {
                 return Err(self.full_err(path));
             };
             if let Some(&last) = chain.last() {
-                self.table.set(last, c);
+                self.fat_set(last, c)?;
             }
             chain.push(c);
         }
@@ -227,11 +229,12 @@ impl<D: BlockDevice> FatFs<D> {
         if self.is_open(e.slot).is_some() {
             return Err(path_err(path, "is open; close it first"));
         }
-        let chain = self.table.chain(e.first, path)?;
+        let chain = self.fat_chain(e.first, path)?;
         self.delete_entry(e.slot)?;
         for c in chain {
-            self.table.set(c, 0);
+            self.fat_set(c, 0)?;
         }
-        self.flush_fat()
+        self.flush_fat()?;
+        self.op_done()
     }
 }

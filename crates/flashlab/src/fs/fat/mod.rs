@@ -17,15 +17,27 @@
 //! `mkdir`: [parent growth], new cluster with `.`/`..`, FAT, entry. `delete`/`rmdir`: entry
 //! (marked 0xE5), then FAT (chain freed). `relocate`: see module `defrag`.
 //! With [`Metadata::WriteBack`] the FAT and directory writes above wait in memory until a
-//! close, `sync` or `flush_metadata` (data writes still go through at once).
+//! close, `sync` or `flush_metadata` (data writes still go through at once); with
+//! [`Metadata::Delayed`] until every n-th operation, `sync` or `flush_metadata`.
 //! FAT32's FSInfo keeps its free count only while clean: [`FatFs::sync`] writes the exact
 //! count; the first FAT change after that (or after mounting a volume with a count) first
 //! rewrites FSInfo as "unknown" (one sector write), which `fsck.fat` accepts.
 //!
 //! Reads go to the device except the FAT (mirrored in memory at mount) and directory sectors
 //! (cached after their first read); both mirrors are updated with every write, so they always
-//! equal the disk.
+//! equal the disk (or, with deferred metadata, what the disk will get).
+//!
+//! **Bounded metadata cache** ([`FatFs::set_metadata_cache`]): a driver that holds only `n`
+//! metadata sectors (least recently used out) reads a FAT sector again whenever a chain walk or
+//! FAT change needs one it does not hold, and a directory sector whenever a scan or entry update
+//! does (one sector per read, as FAT drivers read metadata). Free-cluster searches are charged
+//! only for the FAT sector of the cluster they find (the allocators search an in-memory free
+//! map). Dirty sectors stay cached until the operation's write in write-through mode; in the
+//! deferred modes an evicted dirty sector is written at once (a FAT sector to every copy), as
+//! ChaN's FatFs does with its one-sector window — so a crash may then expose a FAT link to data
+//! not yet written, as with that driver.
 
+mod cache;
 mod defrag;
 mod dir;
 mod file;
@@ -42,6 +54,7 @@ use crate::error::Error;
 use crate::fs::alloc::{sca::Sca, AllocRequest, ClusterAllocator};
 use crate::fs::blockdev::BlockDevice;
 
+pub use self::cache::MetadataStats;
 pub use self::dir::DirEntryInfo;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,6 +103,20 @@ pub enum Metadata {
     /// [`FatFs::flush_metadata`], as FAT drivers with a metadata cache do: many changes to one
     /// sector cost one write. A crash loses the changes since the last write-back.
     WriteBack,
+    /// Kept dirty in memory and written after every `n`-th file-system operation (create, write,
+    /// close, delete, mkdir, rmdir, relocate), on [`FatFs::sync`] or
+    /// [`FatFs::flush_metadata`], but not at close: Linux's vfat without `-o flush`, whose
+    /// dirty buffers reach the disk when the flusher finds them older than a delay
+    /// (`dirty_expire_centisecs`, 30 s by default). The model has no clock, so the delay is
+    /// counted in operations.
+    Delayed(u32),
+}
+
+impl Metadata {
+    /// Whether metadata writes wait in memory.
+    pub fn deferred(self) -> bool {
+        self != Metadata::WriteThrough
+    }
 }
 
 /// An open file handle.
@@ -106,8 +133,15 @@ pub struct FatFs<D: BlockDevice> {
     /// Directory sectors read so far (absolute sector → bytes), always equal to the disk.
     dir_cache: BTreeMap<u64, Vec<u8>>,
     metadata: Metadata,
-    /// `Metadata::WriteBack`: directory sectors changed since the last write-back.
+    /// Deferred metadata: directory sectors changed since the last write-back.
     dir_dirty: std::collections::BTreeSet<u64>,
+    /// Which metadata sectors a bounded cache holds (unbounded by default).
+    meta: cache::MetaCache,
+    /// Whether metadata accesses are charged to the bounded cache (off while enumerating files
+    /// for defragmentation, a model hook with no device I/O of its own).
+    charge: bool,
+    /// `Metadata::Delayed`: operations since the last write-back.
+    ops_since_flush: u32,
     open: Vec<Option<OpenFile>>,
     /// FAT32: FSInfo on disk holds a free count (must be invalidated before the FAT changes).
     fsinfo_has_count: bool,
@@ -203,6 +237,9 @@ impl<D: BlockDevice> FatFs<D> {
             dir_cache: BTreeMap::new(),
             metadata: Metadata::WriteThrough,
             dir_dirty: Default::default(),
+            meta: Default::default(),
+            charge: true,
+            ops_since_flush: 0,
             open: Vec::new(),
             fsinfo_has_count: false,
         })
@@ -234,6 +271,9 @@ impl<D: BlockDevice> FatFs<D> {
             dir_cache: BTreeMap::new(),
             metadata: Metadata::WriteThrough,
             dir_dirty: Default::default(),
+            meta: Default::default(),
+            charge: true,
+            ops_since_flush: 0,
             open: Vec::new(),
             fsinfo_has_count,
         })
@@ -244,25 +284,159 @@ impl<D: BlockDevice> FatFs<D> {
         self.alloc = alloc;
     }
 
-    /// Choose when metadata reaches the device; switching to write-through writes back first.
+    /// Choose when metadata reaches the device; pending metadata is written back first.
     pub fn set_metadata(&mut self, m: Metadata) -> Result<(), Error> {
+        if m == Metadata::Delayed(0) {
+            return Err(Error::config("fs.metadata", "a delayed write-back needs a delay of at least 1 operation"));
+        }
         self.flush_metadata()?;
         self.metadata = m;
+        self.ops_since_flush = 0;
         Ok(())
+    }
+
+    /// Hold at most `sectors` metadata sectors (FAT and directory) in memory, least recently
+    /// used out, so that misses reach the device as reads; `None` (the default) keeps every
+    /// one. Pending metadata is written back first and the new cache starts empty.
+    pub fn set_metadata_cache(&mut self, sectors: Option<u32>) -> Result<(), Error> {
+        if sectors == Some(0) {
+            return Err(Error::config(
+                "fs.metadata_cache_sectors",
+                "a bounded metadata cache holds at least 1 sector (leave it unset for an unbounded one)",
+            ));
+        }
+        self.flush_metadata()?;
+        self.meta = cache::MetaCache::new(sectors);
+        Ok(())
+    }
+
+    /// The cluster allocator's decision counts (see [`ClusterAllocator::counters`]).
+    pub fn allocator_counters(&self) -> Vec<(&'static str, u64)> {
+        self.alloc.counters()
+    }
+
+    /// What the bounded metadata cache cost so far (zero when unbounded).
+    pub fn metadata_stats(&self) -> MetadataStats {
+        self.meta.stats
     }
 
     /// Write every pending FAT sector (both copies), then every pending directory sector.
     pub fn flush_metadata(&mut self) -> Result<(), Error> {
-        if self.fsinfo_has_count && self.table.has_dirty() {
-            let info = fsinfo_sector(self.layout.bytes_per_sector, FSINFO_UNKNOWN, FSINFO_UNKNOWN);
-            self.dev.write(self.layout.fsinfo_sector as u64, &info)?;
-            self.fsinfo_has_count = false;
+        if self.table.has_dirty() {
+            self.invalidate_fsinfo()?;
         }
         self.table.flush(&mut self.dev, &self.layout)?;
         for s in std::mem::take(&mut self.dir_dirty) {
             let bytes = &self.dir_cache[&s];
             self.dev.write(s, bytes)?;
         }
+        Ok(())
+    }
+
+    /// FAT32: rewrite FSInfo as "count unknown" before the first FAT change after a sync.
+    fn invalidate_fsinfo(&mut self) -> Result<(), Error> {
+        if self.fsinfo_has_count {
+            let info = fsinfo_sector(self.layout.bytes_per_sector, FSINFO_UNKNOWN, FSINFO_UNKNOWN);
+            self.dev.write(self.layout.fsinfo_sector as u64, &info)?;
+            self.fsinfo_has_count = false;
+        }
+        Ok(())
+    }
+
+    /// End of a file-system operation: with [`Metadata::Delayed`], write back every n-th time.
+    pub(crate) fn op_done(&mut self) -> Result<(), Error> {
+        if let Metadata::Delayed(n) = self.metadata {
+            self.ops_since_flush += 1;
+            if self.ops_since_flush >= n {
+                self.ops_since_flush = 0;
+                self.flush_metadata()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A metadata sector is needed (FAT copy 1 or directory). With a bounded cache: a miss
+    /// reads it from the device (`read`; `false` for a directory sector being overwritten
+    /// whole), then sectors over capacity leave, dirty ones written first in deferred modes.
+    pub(crate) fn meta_touch(&mut self, s: u64, read: bool) -> Result<(), Error> {
+        if !self.meta.bounded() || !self.charge || self.meta.touch(s) {
+            return Ok(());
+        }
+        let fat_rel = self.fat_relative(s);
+        if read {
+            let mut buf = vec![0u8; self.layout.bytes_per_sector as usize];
+            self.dev.read(s, &mut buf)?;
+            match fat_rel {
+                Some(rel) => {
+                    debug_assert_eq!(buf, self.table.sector_bytes(rel), "FAT sector {s} differs from the mirror");
+                    self.meta.stats.fat_reads += 1;
+                }
+                None => {
+                    debug_assert!(self.dir_cache.get(&s).is_none_or(|c| *c == buf), "directory sector {s} differs");
+                    self.dir_cache.entry(s).or_insert(buf);
+                    self.meta.stats.dir_reads += 1;
+                }
+            }
+        }
+        let deferred = self.metadata.deferred();
+        let victims = self.meta.victims(s, |v| !deferred && self.is_dirty_meta(v));
+        for v in victims {
+            if self.is_dirty_meta(v) {
+                match self.fat_relative(v) {
+                    Some(rel) => {
+                        self.invalidate_fsinfo()?;
+                        self.table.write_sector(&mut self.dev, &self.layout, rel)?;
+                    }
+                    None => {
+                        self.dev.write(v, &self.dir_cache[&v])?;
+                        self.dir_dirty.remove(&v);
+                    }
+                }
+                self.meta.stats.evict_writes += 1;
+            }
+            self.meta.remove(v);
+        }
+        Ok(())
+    }
+
+    /// FAT-relative sector number of absolute sector `s` if it lies in FAT copy 1.
+    fn fat_relative(&self, s: u64) -> Option<u32> {
+        let first = self.layout.reserved_sectors as u64;
+        (first..first + self.layout.fat_sectors as u64).contains(&s).then(|| (s - first) as u32)
+    }
+
+    fn is_dirty_meta(&self, s: u64) -> bool {
+        match self.fat_relative(s) {
+            Some(rel) => self.table.is_dirty_sector(rel),
+            None => self.dir_dirty.contains(&s),
+        }
+    }
+
+    /// Absolute sector of FAT copy 1 holding cluster `c`'s entry.
+    fn fat_sector_of(&self, c: u32) -> u64 {
+        self.layout.reserved_sectors as u64 + (c / self.table.entries_per_sector()) as u64
+    }
+
+    /// The chain starting at `first`, charging the FAT sectors walked.
+    pub(crate) fn fat_chain(&mut self, first: u32, path: &str) -> Result<Vec<u32>, Error> {
+        let chain = self.table.chain(first, path)?;
+        if self.meta.bounded() {
+            let mut last = None;
+            for &c in &chain {
+                let s = self.fat_sector_of(c);
+                if last != Some(s) {
+                    self.meta_touch(s, true)?;
+                    last = Some(s);
+                }
+            }
+        }
+        Ok(chain)
+    }
+
+    /// Set FAT entry `c` to `v`, charging its sector (read-modify-write).
+    pub(crate) fn fat_set(&mut self, c: u32, v: u32) -> Result<(), Error> {
+        self.meta_touch(self.fat_sector_of(c), true)?;
+        self.table.set(c, v);
         Ok(())
     }
 
@@ -335,27 +509,23 @@ impl<D: BlockDevice> FatFs<D> {
 
     /// Write pending FAT changes (FSInfo invalidated first when it holds a count).
     fn flush_fat(&mut self) -> Result<(), Error> {
-        if self.metadata == Metadata::WriteBack {
+        if self.metadata.deferred() {
             return Ok(());
         }
-        if self.fsinfo_has_count {
-            let info = fsinfo_sector(self.layout.bytes_per_sector, FSINFO_UNKNOWN, FSINFO_UNKNOWN);
-            self.dev.write(self.layout.fsinfo_sector as u64, &info)?;
-            self.fsinfo_has_count = false;
-        }
+        self.invalidate_fsinfo()?;
         self.table.flush(&mut self.dev, &self.layout)
     }
 
     /// Ask the allocator for a cluster and mark it end-of-chain in the mirror (not yet on
     /// disk). `None` when the volume is full.
-    fn alloc_cluster(&mut self, req: AllocRequest) -> Option<u32> {
-        let c = self.alloc.allocate(&self.table.view(), req)?;
+    fn alloc_cluster(&mut self, req: AllocRequest) -> Result<Option<u32>, Error> {
+        let Some(c) = self.alloc.allocate(&self.table.view(), req) else { return Ok(None) };
         assert!(
             self.table.is_cluster(c) && self.table.is_free(c),
             "allocator returned cluster {c}, which is not a free cluster"
         );
         let eoc = self.table.eoc();
-        self.table.set(c, eoc);
-        Some(c)
+        self.fat_set(c, eoc)?;
+        Ok(Some(c))
     }
 }

@@ -38,7 +38,7 @@ impl Table {
             FatType::Fat32 => 0x0FFF_FFFF,
         }
     }
-    fn entries_per_sector(&self) -> u32 {
+    pub fn entries_per_sector(&self) -> u32 {
         self.bytes_per_sector / if self.fat_type == FatType::Fat16 { 2 } else { 4 }
     }
 
@@ -160,6 +160,32 @@ impl Table {
         self.dirty.clear();
     }
 
+    /// Whether FAT-relative sector `s` waits to be written.
+    pub fn is_dirty_sector(&self, s: u32) -> bool {
+        self.dirty.contains(&s)
+    }
+
+    /// The bytes of FAT-relative sector `s` as the mirror holds them.
+    pub fn sector_bytes(&self, s: u32) -> Vec<u8> {
+        let eps = self.entries_per_sector() as usize;
+        let entries = &self.entries[s as usize * eps..(s as usize + 1) * eps];
+        match self.fat_type {
+            FatType::Fat16 => entries.iter().flat_map(|&e| (e as u16).to_le_bytes()).collect(),
+            FatType::Fat32 => entries.iter().flat_map(|&e| e.to_le_bytes()).collect(),
+        }
+    }
+
+    /// Write FAT-relative sector `s` to every copy now (an eviction from a bounded cache) and
+    /// drop it from the pending set.
+    pub fn write_sector(&mut self, dev: &mut dyn BlockDevice, layout: &Layout, s: u32) -> Result<(), Error> {
+        let bytes = self.sector_bytes(s);
+        for copy in 0..layout.fats {
+            dev.write(layout.reserved_sectors as u64 + copy as u64 * layout.fat_sectors as u64 + s as u64, &bytes)?;
+        }
+        self.dirty.retain(|&d| d != s);
+        Ok(())
+    }
+
     /// Write the dirty FAT sectors to every copy: copy 1 ascending, then copy 2, ...
     pub fn flush(&mut self, dev: &mut dyn BlockDevice, layout: &Layout) -> Result<(), Error> {
         if self.dirty.is_empty() {
@@ -167,15 +193,10 @@ impl Table {
         }
         self.dirty.sort_unstable();
         self.dirty.dedup();
-        let eps = self.entries_per_sector() as usize;
         let bps = self.bytes_per_sector as usize;
         let mut runs: Vec<(u32, Vec<u8>)> = Vec::new();
         for &s in &self.dirty {
-            let entries = &self.entries[s as usize * eps..(s as usize + 1) * eps];
-            let bytes: Vec<u8> = match self.fat_type {
-                FatType::Fat16 => entries.iter().flat_map(|&e| (e as u16).to_le_bytes()).collect(),
-                FatType::Fat32 => entries.iter().flat_map(|&e| e.to_le_bytes()).collect(),
-            };
+            let bytes = self.sector_bytes(s);
             debug_assert_eq!(bytes.len(), bps);
             match runs.last_mut() {
                 Some((start, buf)) if *start as usize + buf.len() / bps == s as usize => buf.extend_from_slice(&bytes),
