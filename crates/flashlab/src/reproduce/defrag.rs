@@ -80,7 +80,8 @@ struct Variant {
     metadata: Metadata,
     /// Metadata sectors the file system holds (`None`: all of them).
     meta_cache: Option<u32>,
-    cluster_kib: u32,
+    /// Cluster size in 512-byte sectors.
+    cluster_sectors: u32,
     /// AFCA's large-file threshold, bytes.
     afca_threshold: i64,
     /// Per cent of the volume's clusters left free (unfragmented) by the fragmentation step.
@@ -96,7 +97,7 @@ const BASE: Variant = Variant {
     at_merge: true,
     metadata: Metadata::WriteThrough,
     meta_cache: None,
-    cluster_kib: 2,
+    cluster_sectors: 4,
     afca_threshold: AFCA_THRESHOLD_BYTES,
     frag_leave_pct: 0,
 };
@@ -110,7 +111,7 @@ struct Ablation {
     allocators: &'static [&'static str],
 }
 
-const ABLATIONS: [Ablation; 10] = [
+const ABLATIONS: [Ablation; 11] = [
     Ablation {
         key: "rule-at-most",
         title: "threshold read as *at most* T of the block unused",
@@ -161,16 +162,23 @@ const ABLATIONS: [Ablation; 10] = [
         allocators: &ALLOCATORS,
     },
     Ablation {
+        key: "cluster-512",
+        title: "512-byte clusters (four per flash page; FAT32 at paper scale, where a 64 MiB FAT16 volume cannot have 131,072 clusters)",
+        change: |v| Variant { cluster_sectors: 1, ..v },
+        thresholds: &["off", "1/4"],
+        allocators: &ALLOCATORS,
+    },
+    Ablation {
         key: "cluster-1k",
         title: "1 KiB clusters (two per flash page)",
-        change: |v| Variant { cluster_kib: 1, ..v },
+        change: |v| Variant { cluster_sectors: 2, ..v },
         thresholds: &["off", "1/4"],
         allocators: &ALLOCATORS,
     },
     Ablation {
         key: "cluster-4k",
         title: "4 KiB clusters (two flash pages each)",
-        change: |v| Variant { cluster_kib: 4, ..v },
+        change: |v| Variant { cluster_sectors: 8, ..v },
         thresholds: &["off", "1/4"],
         allocators: &ALLOCATORS,
     },
@@ -295,14 +303,18 @@ fn one(v: Variant, ablation: Option<&'static str>, scale: Scale) -> Result<Run, 
     let cfg = Config::from_toml_str(DEVICE, "reproduce defrag device", &sets)?;
     let r = cfg.resolve()?;
     let dev = sim::build_device(&cfg, &r)?;
+    let disk = SimDisk::new(dev, 512)?;
+    // FAT16 holds at most 65,524 clusters; a volume with more (512-byte clusters at paper
+    // scale) is FAT32, as mkfs.fat would choose.
+    let fat_type = if disk.sectors() / v.cluster_sectors as u64 > 65_524 { FatType::Fat32 } else { FatType::Fat16 };
     let opts = FormatOptions {
-        fat_type: FatType::Fat16,
-        sectors_per_cluster: v.cluster_kib * 2,
+        fat_type,
+        sectors_per_cluster: v.cluster_sectors,
         data_align_sectors: 256,
         flash_block_sectors: 256,
         ..FormatOptions::default()
     };
-    let mut fs = FatFs::format(SimDisk::new(dev, 512)?, opts)?;
+    let mut fs = FatFs::format(disk, opts)?;
     fs.set_metadata(v.metadata)?;
     fs.set_metadata_cache(v.meta_cache)?;
     let mut params = toml::Table::new();
@@ -386,7 +398,7 @@ pub fn run(scale: Scale, threads: usize, progress: &dyn RunProgress) -> Result<O
                 "workload": "fragment + postmark", "policy": format!("{} / threshold {} / {}", r.v.alloc, r.v.threshold, r.ablation.unwrap_or("main")),
                 "allocation": r.v.alloc, "threshold": r.v.threshold, "ablation": r.ablation,
                 "trigger": r.v.rule.name(), "copies": if r.v.at_merge { "merge" } else { "eager" },
-                "metadata": format!("{:?}", r.v.metadata), "cluster_kib": r.v.cluster_kib, "ftl_defrag": {
+                "metadata": format!("{:?}", r.v.metadata), "cluster_bytes": r.v.cluster_sectors * 512, "ftl_defrag": {
                     "deferred": r.ftl.defrag_deferred, "in_merge": r.ftl.defrag_in_merge, "superseded": r.ftl.defrag_superseded,
                     "forced": r.ftl.defrag_forced, "eager": r.ftl.defrag_eager,
                 },
@@ -734,7 +746,7 @@ fn verdict(w: &mut String, scale: Scale, runs: &[Run]) {
         change(get_in(runs, Some("frag-75"), "afca", "off").total().erases, get_in(runs, Some("frag-75"), "sca", "off").total().erases),
         change(get_in(runs, Some("frag-75"), "afca", "off").total().page_writes, get_in(runs, Some("frag-75"), "sca", "off").total().page_writes),
     );
-    for c in ["cluster-1k", "cluster-4k"].into_iter().filter(|c| ran(c, scale)) {
+    for c in ["cluster-512", "cluster-1k", "cluster-4k"].into_iter().filter(|c| ran(c, scale)) {
         let (s, a) = (get_in(runs, Some(c), "sca", "off").total(), get_in(runs, Some(c), "afca", "off").total());
         let _ = writeln!(
             w,
