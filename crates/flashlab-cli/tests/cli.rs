@@ -438,6 +438,21 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
     let o = flashlab(&["reproduce", "all", "--scale", "quick", "--out", out.to_str().unwrap(), "--quiet"]);
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("index.html"), "prints where the report is: {}", text(&o));
+    // Every report cites its paper from the paper's own text (authors, title, venue) and names
+    // no path a clone lacks.
+    for (name, author) in [
+        ("wadpm", "Byungmin Ha"),
+        ("dwb", "Se Jun Han"),
+        ("defrag", "Choulseung Hyun"),
+        ("vsegment", "Seunghwan Hyun"),
+        ("2rpp", "Hyojun An"),
+    ] {
+        let report = std::fs::read_to_string(out.join(name).join("report.md")).unwrap();
+        assert!(report.contains(&format!("Paper: {author}")), "{name} report cites no authors");
+        assert!(!report.contains("shared/papers"), "{name} report names a path a clone lacks");
+        let json = std::fs::read_to_string(out.join(name).join("results.json")).unwrap();
+        assert!(json.contains(author) && !json.contains("shared/papers"), "{name} results.json citation");
+    }
     let dir = out.join("2rpp");
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();

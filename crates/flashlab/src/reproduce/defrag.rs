@@ -34,6 +34,13 @@ use crate::nand::NandCounters;
 use crate::plot::{bar_chart, Bars};
 use crate::sim;
 
+/// The paper, as its text prints it.
+pub const CITATION: super::Citation = super::Citation {
+    authors: "Choulseung Hyun, Donghee Lee (University of Seoul)",
+    title: "De-fragmentation Scheme Exploiting Merge Operation in Flash Memory-based File System",
+    venue: "venue and year not printed in the text (its funding note names a 2006 project)",
+};
+
 /// The device: one plane of 2 KiB pages, 64 pages (128 KiB) a block; 64 MiB logical on 540
 /// blocks (512 data + 16 log + spare for merges).
 const DEVICE: &str = r#"
@@ -415,7 +422,7 @@ pub fn run(scale: Scale, threads: usize, progress: &dyn RunProgress) -> Result<O
     let report_md = report(scale, &runs);
     let json = json!({
         "reproduction": "defrag",
-        "paper": "Online defragmentation using FTL merge operations on flash file systems (shared/papers/002)",
+        "paper": CITATION.line(),
         "scale": scale,
         "rows": rows,
     });
@@ -438,14 +445,15 @@ fn plots(runs: &[Run]) -> Vec<(String, String)> {
             categories: THRESHOLDS.iter().map(|t| t.to_string()).collect(),
             series: ALLOCATORS
                 .iter()
-                .map(|a| {
-                    (a.to_uppercase(), THRESHOLDS.iter().map(|t| get(runs, a, t).total().get(i) as f64).collect())
-                })
+                .map(|a| (a.to_uppercase(), THRESHOLDS.iter().map(|t| get(runs, a, t).total().get(i) as f64).collect()))
                 .collect(),
             stacked: false,
         };
         let name = format!("{}.svg", what.replace(' ', "-"));
-        files.push((name, bar_chart(&format!("Flash {what}, whole run: fragmentation + Postmark (as Tables 2–3)"), what, &bars)));
+        files.push((
+            name,
+            bar_chart(&format!("Flash {what}, whole run: fragmentation + Postmark (as Tables 2–3)"), what, &bars),
+        ));
     }
     files
 }
@@ -458,7 +466,7 @@ fn report(scale: Scale, runs: &[Run]) -> String {
         "# Defragmentation-on-merge reproduction ({} scale)\n",
         if scale == Scale::Quick { "quick" } else { "paper" }
     );
-    let _ = writeln!(w, "Paper: online defragmentation with FTL merge operations on a FAT-compatible file system (`shared/papers/002_bd209156581c837d.txt`).\n");
+    let _ = writeln!(w, "Paper: {}\n", CITATION.line());
     let _ = writeln!(w, "## Setup\n");
     let _ = writeln!(
         w,

@@ -36,6 +36,13 @@ use crate::presets;
 use crate::results::Results;
 use crate::workload::trace::{self, TraceOptions};
 
+/// The paper, as its text prints it.
+pub const CITATION: super::Citation = super::Citation {
+    authors: "Se Jun Han, Dong Hyun Kang, Young Ik Eom",
+    title: "Dual Write Buffer Algorithm for Improving Performance and Lifetime of SSDs",
+    venue: "Journal of KIISE 43(2), February 2016",
+};
+
 /// A workload and what it stands in for.
 struct Workload {
     key: &'static str,
@@ -338,7 +345,7 @@ pub fn run(scale: Scale, threads: usize, progress: &dyn RunProgress) -> Result<O
     let report_md = report(scale, &runs);
     let json = json!({
         "reproduction": "dwb",
-        "paper": "Dual write buffer algorithm for improving performance and lifetime of SSDs (shared/papers/001)",
+        "paper": CITATION.line(),
         "scale": scale,
         "rows": rows,
     });
@@ -497,7 +504,7 @@ fn report(scale: Scale, runs: &Runs) -> String {
     let w = &mut md;
     let quick = scale == Scale::Quick;
     let _ = writeln!(w, "# DWB reproduction ({} scale)\n", if quick { "quick" } else { "paper" });
-    let _ = writeln!(w, "Paper: S. J. Han, D. H. Kang, Y. I. Eom, \"Dual write buffer algorithm for improving performance and lifetime of SSDs\", Journal of KIISE 43(2), 2016 (`shared/papers/001_dca4f211c396f675.txt`).\n");
+    let _ = writeln!(w, "Paper: {}\n", CITATION.line());
     let _ = writeln!(w, "## Setup\n");
     let _ = writeln!(
         w,

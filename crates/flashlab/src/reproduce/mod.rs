@@ -29,6 +29,21 @@ pub(crate) fn shared_traces() -> Option<std::path::PathBuf> {
     dir.is_dir().then_some(dir)
 }
 
+/// A paper's citation, from its own text (what the text does not print is said so).
+pub struct Citation {
+    pub authors: &'static str,
+    pub title: &'static str,
+    /// Journal or proceedings with volume, issue and date, as printed.
+    pub venue: &'static str,
+}
+
+impl Citation {
+    /// "Authors, "Title", venue."
+    pub fn line(&self) -> String {
+        format!("{}, \"{}\", {}.", self.authors, self.title, self.venue)
+    }
+}
+
 /// How big to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]

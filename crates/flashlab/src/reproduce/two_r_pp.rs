@@ -41,6 +41,13 @@ use crate::results::Results;
 use crate::workload::trace::{self, TraceOptions};
 use crate::workload::Op;
 
+/// The paper, as its text prints it.
+pub const CITATION: super::Citation = super::Citation {
+    authors: "Hyojun An, Sangwon Lee (Sungkyunkwan University)",
+    title: "2R++: Enhancing 2R FTL to Identify Warm Pages",
+    venue: "venue not printed in the text (received 24 August 2022, accepted 31 October 2022)",
+};
+
 /// Where a workload comes from.
 #[derive(Clone, Copy)]
 enum Source {
@@ -357,7 +364,7 @@ pub fn run(scale: Scale, threads: usize, progress: &dyn RunProgress) -> Result<O
     let report_md = report(scale, runs, &plans, &files, &claims);
     let json = json!({
         "reproduction": "2rpp",
-        "paper": "H. An, S. Lee, 2R++: Enhancing 2R FTL to Identify Warm Pages, KIPS Transactions on Computer and Communication Systems 11(12), 2022",
+        "paper": CITATION.line(),
         "scale": scale,
         "setup": setup_json(&plans),
         "rows": rows,
@@ -660,9 +667,9 @@ fn report(scale: Scale, runs: &Runs, plans: &[Plan], files: &[(String, String)],
     );
     let _ = writeln!(
         w,
-        "Paper: Hyojun An and Sangwon Lee, \"2R++: Enhancing 2R FTL to Identify Warm Pages\", KIPS Transactions on Computer and \
-         Communication Systems 11(12), 2022. It builds on M. Kang, S. Choi, G. Oh and S. W. Lee, \"2R: Efficiently isolating cold \
-         pages in flash storages\", PVLDB 13(12), 2020.\n"
+        "Paper: {} It builds on M. Kang, S. Choi, G. Oh and S. W. Lee, \"2R: Efficiently isolating cold \
+         pages in flash storages\", Proceedings of the VLDB Endowment 13(12), 2020 (its reference [1]).\n",
+        CITATION.line()
     );
     let _ = writeln!(w, "{}\n", verdict::tally(claims));
     setup_section(w, scale, runs, plans);

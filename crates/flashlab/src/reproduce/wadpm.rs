@@ -33,6 +33,13 @@ use crate::presets;
 use crate::results::Results;
 use crate::workload::trace::{self, TraceOptions, TraceStats};
 
+/// The paper, as its text prints it.
+pub const CITATION: super::Citation = super::Citation {
+    authors: "Byungmin Ha, Hyunjin Cho, Young Ik Eom",
+    title: "WADPM: Workload-Aware Dynamic Page-level Mapping Scheme for SSD based on NAND Flash Memory",
+    venue: "Journal of KIISE: Computer Systems and Theory 37(4), August 2010",
+};
+
 struct Trace {
     key: &'static str,
     label: &'static str,
@@ -354,7 +361,7 @@ pub fn run(scale: Scale, threads: usize, progress: &dyn RunProgress) -> Result<O
     let report_md = report(scale, &runs, &real_stats);
     let json = json!({
         "reproduction": "wadpm",
-        "paper": "WADPM: workload-aware dynamic page mapping for SSDs (shared/papers/000)",
+        "paper": CITATION.line(),
         "scale": scale,
         "rows": rows,
     });
@@ -443,10 +450,7 @@ fn report(scale: Scale, runs: &Runs, real_stats: &[TraceStats]) -> String {
     let mut md = String::new();
     let w = &mut md;
     let _ = writeln!(w, "# WADPM reproduction ({} scale)\n", if scale == Scale::Quick { "quick" } else { "paper" });
-    let _ = writeln!(
-        w,
-        "Paper: WADPM, a workload-aware dynamic page mapping for SSDs (`shared/papers/000_d286afa3c14a7fc3.txt`).\n"
-    );
+    let _ = writeln!(w, "Paper: {}\n", CITATION.line());
     let _ = writeln!(w, "## Setup\n\nDevice: preset `wadpm-4gb` (paper Table 2): 4 GB, 16 planes of 256 MB (4 chips × 2 dies × 2 planes, planes of a die share its array: 8 operate at once), 128 KB blocks, 2 KB pages, read 25 µs / program 200 µs / erase 2 ms, 40 MB/s per chip bus. FAST with 2,048 log blocks (128 per plane). Closed loop, queue depth 8, empty device, timing mode. 4-byte mapping entries (512 per 2 KB translation page).\n");
     let _ = writeln!(
         w,
