@@ -313,7 +313,8 @@ fn one(v: Variant, ablation: Option<&'static str>, scale: Scale) -> Result<Run, 
     let disk = SimDisk::new(dev, 512)?;
     // FAT16 holds at most 65,524 clusters; a volume with more (512-byte clusters at paper
     // scale) is FAT32, as mkfs.fat would choose.
-    let fat_type = if disk.sectors() / v.cluster_sectors as u64 > 65_524 { FatType::Fat32 } else { FatType::Fat16 };
+    let fat16 = crate::fs::fat::layout::Layout::for_format(FatType::Fat16, 512, disk.sectors(), v.cluster_sectors, 256);
+    let fat_type = if fat16.is_ok() { FatType::Fat16 } else { FatType::Fat32 };
     let opts = FormatOptions {
         fat_type,
         sectors_per_cluster: v.cluster_sectors,
