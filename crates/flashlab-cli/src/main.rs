@@ -191,17 +191,18 @@ fn reproduce(name: &str, scale: &str, out: &Path, threads: Option<usize>, quiet:
     std::fs::create_dir_all(out).with_context(|| format!("creating output directory {}", out.display()))?;
     let mut reports = Vec::new();
     for repro in chosen {
-        let (report_md, downloads) = reproduce_one(repro, scale, out, threads, quiet)?;
-        reports.push((repro, report_md, downloads));
+        let (report_md, downloads, tally) = reproduce_one(repro, scale, out, threads, quiet)?;
+        reports.push((repro, report_md, downloads, tally));
     }
     if name == "all" {
         let sections: Vec<html::Section> = reports
             .iter()
-            .map(|(r, md, files)| html::Section {
+            .map(|(r, md, files, tally)| html::Section {
                 name: r.name,
                 about: r.about,
                 report_md: md,
                 downloads: files.clone(),
+                tally: *tally,
             })
             .collect();
         let intro = format!(
@@ -238,13 +239,18 @@ fn reproduce_one(
     out: &Path,
     threads: usize,
     quiet: bool,
-) -> Result<(String, Vec<String>)> {
+) -> Result<(String, Vec<String>, flashlab::reproduce::verdict::Tally)> {
     let dir = out.join(repro.name);
     std::fs::create_dir_all(&dir).with_context(|| format!("creating output directory {}", dir.display()))?;
     let bar = RunBar::new(quiet);
     let t = std::time::Instant::now();
-    let outcome = (repro.run)(scale, threads, &bar)?;
+    let mut outcome = (repro.run)(scale, threads, &bar)?;
     bar.done();
+    let tally = flashlab::reproduce::verdict::Tally::of(&outcome.claims);
+    if let Some(obj) = outcome.json.as_object_mut() {
+        obj.insert("claims".into(), serde_json::to_value(&outcome.claims)?);
+        obj.insert("tally".into(), serde_json::to_value(tally)?);
+    }
     let write = |file: &str, text: &str| -> Result<()> {
         let path = dir.join(file);
         std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
@@ -266,7 +272,7 @@ fn reproduce_one(
         t.elapsed().as_secs_f64()
     ));
     emit(format!("report       {}", dir.join("report.md").display()));
-    Ok((outcome.report_md, downloads))
+    Ok((outcome.report_md, downloads, tally))
 }
 
 /// Progress over a reproduction's runs (thread-safe; quiet when not a terminal).

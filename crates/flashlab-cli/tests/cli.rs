@@ -452,7 +452,41 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
         assert!(!report.contains("shared/papers"), "{name} report names a path a clone lacks");
         let json = std::fs::read_to_string(out.join(name).join("results.json")).unwrap();
         assert!(json.contains(author) && !json.contains("shared/papers"), "{name} results.json citation");
+        // One verdict rule: every verdict line of the report is one of the claims judged by
+        // `reproduce/verdict.rs` (listed in results.json); none is built by hand.
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let claims = v["claims"].as_array().unwrap();
+        assert!(!claims.is_empty(), "{name} judges no claim");
+        let verdict_lines: Vec<&str> = report
+            .lines()
+            .filter(|l| {
+                ["agrees", "direction only", "differs", "by construction"]
+                    .iter()
+                    .any(|x| l.trim_start().starts_with(&format!("- **{x}**")))
+            })
+            .collect();
+        assert_eq!(
+            verdict_lines.len(),
+            claims.len(),
+            "{name}: verdict lines vs judged claims:\n{}",
+            verdict_lines.join("\n")
+        );
+        for c in claims {
+            let (label, what) = (c["verdict"].as_str().unwrap().replace('_', " "), c["what"].as_str().unwrap());
+            assert!(
+                verdict_lines.iter().any(|l| l.contains(&format!("**{label}**: {what}"))),
+                "{name}: claim `{what}` ({label}) is not in the report"
+            );
+        }
+        let t = &v["tally"];
+        let tally = format!(
+            "Tally: {} agree, {} direction only, {} differ, {} by construction (of {} claims).",
+            t["agrees"], t["direction_only"], t["differs"], t["by_construction"], t["claims"]
+        );
+        assert!(report.contains(&tally), "{name} report lacks `{tally}`");
     }
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(index.contains("id=\"tallies\""), "index.html shows the tallies per paper");
     let dir = out.join("2rpp");
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
@@ -660,9 +694,18 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
         );
     }
     let vreport = std::fs::read_to_string(out.join("vsegment/report.md")).unwrap();
-    for needle in
-        ["Fig. 10", "Fig. 11", "Fig. 12", "Fig. 13", "Fig. 14", "46%", "178 ms", "by construction", "Where we agree"]
-    {
+    for needle in [
+        "Fig. 10",
+        "Fig. 11",
+        "Fig. 12",
+        "Fig. 13",
+        "Fig. 14",
+        "46%",
+        "178 ms",
+        "by construction",
+        "## Verdicts",
+        "## Sensitivity",
+    ] {
         assert!(vreport.contains(needle), "vsegment report lacks {needle}");
     }
     check_snapshot("vsegment-quick-report.md", &vreport);

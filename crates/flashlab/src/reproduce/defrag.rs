@@ -427,7 +427,7 @@ pub fn run(scale: Scale, threads: usize, progress: &dyn RunProgress) -> Result<O
         "scale": scale,
         "rows": rows,
     });
-    Ok(Outcome { json, report_md, files })
+    Ok(Outcome { json, report_md, files, claims: claims(&runs) })
 }
 
 fn get<'a>(runs: &'a [Run], alloc: &str, t: &str) -> &'a Run {

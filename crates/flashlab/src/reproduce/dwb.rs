@@ -349,7 +349,7 @@ pub fn run(scale: Scale, threads: usize, progress: &dyn RunProgress) -> Result<O
         "scale": scale,
         "rows": rows,
     });
-    Ok(Outcome { json, report_md, files })
+    Ok(Outcome { json, report_md, files, claims: claims(scale, &runs) })
 }
 
 /// Distinct pages the workload touches (all devices in one address space, as the simulated

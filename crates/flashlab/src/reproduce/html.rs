@@ -13,6 +13,8 @@ pub struct Section<'a> {
     pub report_md: &'a str,
     /// Files in the section's folder to list as downloads (results.json, report.md, …).
     pub downloads: Vec<String>,
+    /// Its claims' verdicts, shown at the top of the page.
+    pub tally: super::verdict::Tally,
 }
 
 /// Is `url` relative to the report's folder (not absolute, not a fragment, no scheme)?
@@ -75,6 +77,23 @@ pub fn index_html(title: &str, intro: &str, sections: &[Section]) -> String {
         page.push_str(&format!("<li><a href=\"#{0}\">{0}</a>: {1}</li>\n", escape(s.name), escape(s.about)));
     }
     page.push_str("</ul></nav>\n");
+    page.push_str(
+        "<h2>Verdicts per paper</h2>\n<p>Every claim through one rule (<code>reproduce/verdict.rs</code>): <em>agrees</em> within a band stated before the run, <em>direction only</em> when only the sign or order matches, <em>differs</em>, or <em>by construction</em> when one of our parameters was derived from that figure (never counted as agreement).</p>\n\
+         <table id=\"tallies\">\n<tr><th>reproduction</th><th>agrees</th><th>direction only</th><th>differs</th><th>by construction</th><th>claims</th></tr>\n",
+    );
+    for s in sections {
+        let t = s.tally;
+        page.push_str(&format!(
+            "<tr><td><a href=\"#{0}\">{0}</a></td><td>{1}</td><td>{2}</td><td>{3}</td><td>{4}</td><td>{5}</td></tr>\n",
+            escape(s.name),
+            t.agrees,
+            t.direction_only,
+            t.differs,
+            t.by_construction,
+            t.claims
+        ));
+    }
+    page.push_str("</table>\n");
     for s in sections {
         let downloads: Vec<String> =
             s.downloads.iter().map(|f| format!("<a href=\"{0}/{1}\">{1}</a>", escape(s.name), escape(f))).collect();
@@ -92,6 +111,7 @@ pub fn index_html(title: &str, intro: &str, sections: &[Section]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reproduce::verdict::Tally;
 
     #[test]
     fn relative_links_and_images_point_into_the_section_folder() {
@@ -105,12 +125,23 @@ mod tests {
     #[test]
     fn the_page_has_a_section_and_nav_entry_per_reproduction() {
         let s = [
-            Section { name: "a", about: "first <paper>", report_md: "# A\n", downloads: vec!["report.md".into()] },
-            Section { name: "b", about: "second", report_md: "# B\n", downloads: vec![] },
+            Section {
+                name: "a",
+                about: "first <paper>",
+                report_md: "# A\n",
+                downloads: vec!["report.md".into()],
+                tally: Tally { agrees: 3, direction_only: 2, differs: 1, by_construction: 4, claims: 10 },
+            },
+            Section { name: "b", about: "second", report_md: "# B\n", downloads: vec![], tally: Tally::default() },
         ];
         let page = index_html("Reports", "intro", &s);
         assert!(page.contains("<section id=\"a\">") && page.contains("<section id=\"b\">"));
         assert!(page.contains("href=\"#a\"") && page.contains("first &lt;paper&gt;"));
         assert!(page.contains("href=\"a/report.md\"") && page.contains("data-broken-images"));
+        assert!(
+            page.contains("<tr><td><a href=\"#a\">a</a></td><td>3</td><td>2</td><td>1</td><td>4</td><td>10</td></tr>"),
+            "{page}"
+        );
+        assert!(page.find("id=\"tallies\"").unwrap() < page.find("<section").unwrap(), "tallies at the top");
     }
 }

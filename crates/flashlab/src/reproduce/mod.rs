@@ -73,6 +73,9 @@ pub struct Outcome {
     pub report_md: String,
     /// Extra files (name, contents), e.g. SVG plots referenced by the report.
     pub files: Vec<(String, String)>,
+    /// Every claim the report judges, through [`verdict`]'s one rule (the CLI adds them and
+    /// their tally to `results.json`; `index.html` shows the tallies).
+    pub claims: Vec<verdict::Claim>,
 }
 
 /// Progress of a reproduction: runs finished out of all runs.

@@ -42,20 +42,23 @@ pub enum Kind {
     Fitted,
 }
 
-/// One claim: what, the paper's figure, ours, the band (a fraction of the paper's figure).
+/// One claim: what, the paper's figure, ours, the band around the paper's figure.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Claim {
     pub what: String,
     pub paper: f64,
     pub ours: f64,
-    /// Relative band: agrees when |ours − paper| <= band × |paper|.
-    pub band: f64,
+    /// Agrees when |ours − paper| <= tolerance.
+    pub tolerance: f64,
+    /// The band as stated ("±15%", "±3 points").
+    pub band: String,
     pub verdict: Verdict,
     /// Printed after the figures (units, context).
     pub note: String,
 }
 
 impl Claim {
+    /// A claim whose band is a fraction of the paper's figure (`band` 0.15 = ±15%).
     pub fn new(
         kind: Kind,
         what: impl Into<String>,
@@ -65,7 +68,33 @@ impl Claim {
         note: impl Into<String>,
     ) -> Claim {
         assert!(band >= 0.0, "a band is a non-negative fraction");
-        let within = ours.is_finite() && (ours - paper).abs() <= band * paper.abs();
+        Claim::judge(kind, what.into(), paper, ours, band * paper.abs(), format!("±{:.0}%", 100.0 * band), note.into())
+    }
+
+    /// A claim whose band is an absolute tolerance in `unit` (e.g. 3.0 "points", 5.0 "µs");
+    /// a tolerance of 0 asks for the paper's figure exactly (orders, counts).
+    pub fn within(
+        kind: Kind,
+        what: impl Into<String>,
+        paper: f64,
+        ours: f64,
+        tolerance: f64,
+        unit: &str,
+        note: impl Into<String>,
+    ) -> Claim {
+        assert!(tolerance >= 0.0, "a tolerance is non-negative");
+        let band = if tolerance == 0.0 { "exact".to_string() } else { format!("±{tolerance} {unit}") };
+        Claim::judge(kind, what.into(), paper, ours, tolerance, band, note.into())
+    }
+
+    fn judge(kind: Kind, what: String, paper: f64, ours: f64, tolerance: f64, band: String, note: String) -> Claim {
+        let within = ours.is_finite() && (ours - paper).abs() <= tolerance;
+        // A fitted figure is no evidence, but missing it means the fit was entered wrong.
+        let note = match (kind, within) {
+            (Kind::Fitted, true) => join(&note, "within its band: the fitted parameter was entered right"),
+            (Kind::Fitted, false) => join(&note, "OUTSIDE its band: the fitted parameter is off"),
+            _ => note,
+        };
         let verdict = match kind {
             Kind::Fitted => Verdict::ByConstruction,
             _ if within => Verdict::Agrees,
@@ -74,7 +103,15 @@ impl Claim {
             }
             _ => Verdict::Differs,
         };
-        Claim { what: what.into(), paper, ours, band, verdict, note: note.into() }
+        Claim { what, paper, ours, tolerance, band, verdict, note }
+    }
+}
+
+fn join(a: &str, b: &str) -> String {
+    if a.is_empty() {
+        b.to_string()
+    } else {
+        format!("{a}; {b}")
     }
 }
 
@@ -85,11 +122,11 @@ pub fn section(claims: &[Claim], digits: usize) -> String {
         let ours = if c.ours.is_finite() { format!("{:.digits$}", c.ours) } else { "n/a".into() };
         let _ = writeln!(
             md,
-            "- **{}**: {}: paper {:.digits$}, ours {ours} (band ±{:.0}%){}",
+            "- **{}**: {}: paper {:.digits$}, ours {ours} (band {}){}",
             c.verdict.label(),
             c.what,
             c.paper,
-            100.0 * c.band,
+            c.band,
             if c.note.is_empty() { String::new() } else { format!("; {}", c.note) }
         );
     }
@@ -97,16 +134,35 @@ pub fn section(claims: &[Claim], digits: usize) -> String {
     md
 }
 
+/// How many claims got each verdict.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Tally {
+    pub agrees: usize,
+    pub direction_only: usize,
+    pub differs: usize,
+    pub by_construction: usize,
+    pub claims: usize,
+}
+
+impl Tally {
+    pub fn of(claims: &[Claim]) -> Tally {
+        let n = |v: Verdict| claims.iter().filter(|c| c.verdict == v).count();
+        Tally {
+            agrees: n(Verdict::Agrees),
+            direction_only: n(Verdict::DirectionOnly),
+            differs: n(Verdict::Differs),
+            by_construction: n(Verdict::ByConstruction),
+            claims: claims.len(),
+        }
+    }
+}
+
 /// "Tally: 3 agree, 1 direction only, 2 differ, 0 by construction (of 6 claims)".
 pub fn tally(claims: &[Claim]) -> String {
-    let n = |v: Verdict| claims.iter().filter(|c| c.verdict == v).count();
+    let t = Tally::of(claims);
     format!(
         "Tally: {} agree, {} direction only, {} differ, {} by construction (of {} claims).",
-        n(Verdict::Agrees),
-        n(Verdict::DirectionOnly),
-        n(Verdict::Differs),
-        n(Verdict::ByConstruction),
-        claims.len()
+        t.agrees, t.direction_only, t.differs, t.by_construction, t.claims
     )
 }
 
@@ -128,6 +184,12 @@ mod tests {
             [Claim::new(Kind::Value, "a", 1.0, 1.0, 0.1, ""), Claim::new(Kind::Effect, "b", 1.0, 3.0, 0.1, "")];
         assert_eq!(tally(&claims), "Tally: 1 agree, 1 direction only, 0 differ, 0 by construction (of 2 claims).");
         assert!(section(&claims, 2).contains("- **direction only**: b: paper 1.00, ours 3.00 (band ±10%)"));
+        let abs = |p, o| Claim::within(Kind::Value, "d", p, o, 3.0, "points", "");
+        assert_eq!(abs(46.0, 44.5).verdict, Verdict::Agrees);
+        assert_eq!(abs(46.0, 42.0).verdict, Verdict::Differs);
+        assert!(section(&[abs(46.0, 44.5)], 1).contains("(band ±3 points)"));
+        assert_eq!(Claim::within(Kind::Value, "e", 16.0, 16.0, 0.0, "KB", "").band, "exact");
+        assert_eq!(Claim::within(Kind::Value, "e", 16.0, 20.0, 0.0, "KB", "").verdict, Verdict::Differs);
         let missing = [Claim::new(Kind::Effect, "c", 1.0, f64::NAN, 0.1, "")];
         assert!(section(&missing, 1).contains("- **differs**: c: paper 1.0, ours n/a (band ±10%)"));
     }

@@ -365,7 +365,7 @@ pub fn run(scale: Scale, threads: usize, progress: &dyn RunProgress) -> Result<O
         "scale": scale,
         "rows": rows,
     });
-    Ok(Outcome { json, report_md, files })
+    Ok(Outcome { json, report_md, files, claims: claims(&runs) })
 }
 
 fn plots(runs: &Runs) -> Vec<(String, String)> {
@@ -763,8 +763,8 @@ averages per workload for the dynamic window (2 / 2 / 26 / 22% of the table). A 
 range, or within ±25% of a per-workload average; an effect with the paper's sign outside that is *direction only*; \
 anything else *differs*.";
 
-fn verdict(w: &mut String, runs: &Runs) {
-    let _ = writeln!(w, "## Verdicts\n\nBy the rule stated under Setup.\n");
+/// The paper's figures as claims under the one rule.
+fn claims(runs: &Runs) -> Vec<Claim> {
     let mut claims = Vec::new();
     // The three throughput claims of every workload: generators first, then the real traces.
     let throughput = |claims: &mut Vec<Claim>, key: &str, label: &str| {
@@ -794,6 +794,12 @@ fn verdict(w: &mut String, runs: &Runs) {
     for t in &REAL {
         throughput(&mut claims, t.key, t.label);
     }
+    claims
+}
+
+fn verdict(w: &mut String, runs: &Runs) {
+    let _ = writeln!(w, "## Verdicts\n\nBy the rule stated under Setup.\n");
+    let claims = claims(runs);
     let _ = write!(w, "{}", verdict::section(&claims, 1));
     let _ = writeln!(w, "\nOrderings the paper states without a figure (not counted):\n");
     for t in TRACES {
