@@ -487,6 +487,18 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
     }
     let index = std::fs::read_to_string(out.join("index.html")).unwrap();
     assert!(index.contains("id=\"tallies\""), "index.html shows the tallies per paper");
+    // Every figure: no text below the minimum size, nothing written over the plotted area.
+    let mut svgs = 0;
+    for dir in std::fs::read_dir(&out).unwrap().flatten().filter(|d| d.path().is_dir()) {
+        for f in std::fs::read_dir(dir.path()).unwrap().flatten() {
+            if f.path().extension().is_some_and(|e| e == "svg") {
+                let problems = flashlab::plot::layout_problems(&std::fs::read_to_string(f.path()).unwrap());
+                assert!(problems.is_empty(), "{}: {problems:?}", f.path().display());
+                svgs += 1;
+            }
+        }
+    }
+    assert!(svgs >= 30, "checked {svgs} figures");
     let dir = out.join("2rpp");
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();

@@ -31,7 +31,7 @@ use crate::fs::simdisk::SimDisk;
 use crate::fs::{BlockDevice, FatFs, FatType, FormatOptions, Metadata, MetadataStats};
 use crate::ftl::HybridReport;
 use crate::nand::NandCounters;
-use crate::plot::{bar_chart, Bars};
+use crate::plot::{bar_chart_with, Bars};
 use crate::sim;
 
 /// The paper, as its text prints it.
@@ -450,11 +450,15 @@ fn plots(runs: &[Run]) -> Vec<(String, String)> {
                 .collect(),
             stacked: false,
         };
+        let reference: Vec<(String, Vec<f64>)> = PAPER
+            .iter()
+            .map(|(alloc, rows)| {
+                (format!("paper {}", alloc.to_uppercase()), rows.iter().map(|r| r[i] as f64).collect())
+            })
+            .collect();
         let name = format!("{}.svg", what.replace(' ', "-"));
-        files.push((
-            name,
-            bar_chart(&format!("Flash {what}, whole run: fragmentation + Postmark (as Tables 2–3)"), what, &bars),
-        ));
+        let title = format!("Flash {what}, whole run: fragmentation + Postmark (as Tables 2–3)");
+        files.push((name, bar_chart_with(&title, what, &bars, &reference)));
     }
     files
 }

@@ -35,7 +35,7 @@ use super::verdict::{self, Claim, Kind};
 use super::{run_all, shared_traces, Outcome, RunProgress, Scale};
 use crate::config::Config;
 use crate::error::Error;
-use crate::plot::{bar_chart, line_chart, Bars, Line};
+use crate::plot::{bar_chart, line_chart, line_chart_with, Bars, Line};
 use crate::presets;
 use crate::results::Results;
 use crate::workload::trace::{self, TraceOptions};
@@ -483,13 +483,14 @@ fn frozen_plot(runs: &Runs) -> String {
                     .collect(),
             }
         })
-        .chain(std::iter::once(Line { name: "paper: 40% at 60%".into(), points: vec![(60.0, paper::FROZEN_AT_60)] }))
         .collect();
-    line_chart(
+    let reference = [Line { name: "paper: 40% at 60%".into(), points: vec![(60.0, paper::FROZEN_AT_60)] }];
+    line_chart_with(
         "Frozen pages (Fig. 2)",
         "progress (% of host writes)",
         "frozen share of the space (%)",
         &lines,
+        &reference,
         Some(0.0),
     )
 }
