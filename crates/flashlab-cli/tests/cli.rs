@@ -550,9 +550,16 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
         "TPC-C trace (MariaDB/InnoDB)",
         "(fb ",
         "running-waf-tpcc.svg",
+        "## Sensitivity to the 2R / 2R++ threshold",
+        "Largest WAF spread across the thresholds",
     ] {
         assert!(report.contains(needle), "report lacks {needle}");
     }
+    assert_eq!(
+        v["threshold_sensitivity"].as_array().unwrap().len(),
+        2 * 2 * 4,
+        "2 workloads x 2 policies x 4 thresholds"
+    );
     for (f, label) in
         [("running-waf-fio-0.5.svg", "2R++"), ("cumulative-waf.svg", "greedy"), ("frozen-share.svg", "tpcc")]
     {

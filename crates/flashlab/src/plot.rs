@@ -11,7 +11,7 @@ pub struct Line {
     pub points: Vec<(f64, f64)>,
 }
 
-const COLORS: [RGBColor; 8] = [
+const COLORS: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(214, 39, 40),
     RGBColor(44, 160, 44),
@@ -20,6 +20,8 @@ const COLORS: [RGBColor; 8] = [
     RGBColor(140, 86, 75),
     RGBColor(227, 119, 194),
     RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
 ];
 
 type SvgArea<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
