@@ -552,6 +552,7 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
         "running-waf-tpcc.svg",
         "## Sensitivity to the 2R / 2R++ threshold",
         "Largest WAF spread across the thresholds",
+        "## Sensitivity of the TPC-C growth model",
     ] {
         assert!(report.contains(needle), "report lacks {needle}");
     }
@@ -560,6 +561,7 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
         2 * 2 * 4,
         "2 workloads x 2 policies x 4 thresholds"
     );
+    assert_eq!(v["model_sensitivity"].as_array().unwrap().len(), 2 * 2 * 3, "2 knobs x 2 values x 3 policies");
     for (f, label) in
         [("running-waf-fio-0.5.svg", "2R++"), ("cumulative-waf.svg", "greedy"), ("frozen-share.svg", "tpcc")]
     {
