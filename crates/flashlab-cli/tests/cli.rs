@@ -678,9 +678,9 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
     let frows = f["rows"].as_array().unwrap();
     // Main: SCA and AFCA x 5 thresholds; ablations (quick): trigger reading and eager copies
     // x 5 thresholds; write-back, delayed, one-sector cache (write-back and write-through),
-    // 75% fragmentation, 512 B and 1 KiB clusters x 2 thresholds, each for both allocators; AFCA's
+    // 75% fragmentation, half and double log blocks, 512 B and 1 KiB clusters x 2 thresholds, each for both allocators; AFCA's
     // one-block threshold: AFCA x 2 thresholds.
-    assert_eq!(frows.len(), 2 * 5 + 2 * (5 + 5 + 2 * 7) + 2, "defrag rows");
+    assert_eq!(frows.len(), 2 * 5 + 2 * (5 + 5 + 2 * 9) + 2, "defrag rows");
     let cached = frows.iter().find(|r| r["ablation"] == "cache-1" && r["threshold"] == "off").unwrap();
     assert!(cached["metadata_cache"]["dir_reads"].as_u64().unwrap() > 0, "a one-sector cache reads directories");
     let main: Vec<_> = frows.iter().filter(|r| r["ablation"].is_null()).collect();

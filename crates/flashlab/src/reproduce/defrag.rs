@@ -93,6 +93,8 @@ struct Variant {
     afca_threshold: i64,
     /// Per cent of the volume's clusters left free (unfragmented) by the fragmentation step.
     frag_leave_pct: u32,
+    /// BAST's log blocks, per cent of the main setup's (ours: 3% of the data blocks).
+    log_pct: u32,
 }
 
 /// The main tables: the text's trigger reading, copies at merge, metadata written through, one
@@ -107,6 +109,7 @@ const BASE: Variant = Variant {
     cluster_sectors: 4,
     afca_threshold: AFCA_THRESHOLD_BYTES,
     frag_leave_pct: 0,
+    log_pct: 100,
 };
 
 /// Ablations: each changes one thing from [`BASE`], over the thresholds it lists.
@@ -118,7 +121,7 @@ struct Ablation {
     allocators: &'static [&'static str],
 }
 
-const ABLATIONS: [Ablation; 11] = [
+const ABLATIONS: [Ablation; 13] = [
     Ablation {
         key: "rule-at-most",
         title: "threshold read as *at most* T of the block unused",
@@ -165,6 +168,20 @@ const ABLATIONS: [Ablation; 11] = [
         key: "frag-75",
         title: "fragmentation fills 75% of the volume (25% left free and unfragmented) before deleting every other file",
         change: |v| Variant { frag_leave_pct: 25, ..v },
+        thresholds: &["off", "1/4"],
+        allocators: &ALLOCATORS,
+    },
+    Ablation {
+        key: "log-half",
+        title: "half the log blocks (BAST's log-block count is our choice: 3% of the data blocks)",
+        change: |v| Variant { log_pct: 50, ..v },
+        thresholds: &["off", "1/4"],
+        allocators: &ALLOCATORS,
+    },
+    Ablation {
+        key: "log-double",
+        title: "twice the log blocks",
+        change: |v| Variant { log_pct: 200, ..v },
         thresholds: &["off", "1/4"],
         allocators: &ALLOCATORS,
     },
@@ -293,17 +310,23 @@ impl<D: BlockDevice> PostmarkHooks<D> for Hook {
 /// Quick scale: a 16 MiB volume (128 data blocks, 4 log blocks: the same 3%), same flash.
 fn overrides(scale: Scale) -> Vec<String> {
     match scale {
-        Scale::Quick => vec![
-            "device.blocks_per_plane=140".into(),
-            "device.logical_capacity=\"16MiB\"".into(),
-            "ftl.mapping_params.log_blocks=4".into(),
-        ],
+        Scale::Quick => vec!["device.blocks_per_plane=140".into(), "device.logical_capacity=\"16MiB\"".into()],
         Scale::Paper => Vec::new(),
+    }
+}
+
+/// BAST's log blocks in the main setup: 16 at paper scale (3% of the data blocks), 4 at quick.
+fn log_blocks(scale: Scale) -> u32 {
+    if scale == Scale::Quick {
+        4
+    } else {
+        16
     }
 }
 
 fn one(v: Variant, ablation: Option<&'static str>, scale: Scale) -> Result<Run, Error> {
     let mut sets = overrides(scale);
+    sets.push(format!("ftl.mapping_params.log_blocks={}", (log_blocks(scale) * v.log_pct / 100).max(1)));
     if !v.at_merge {
         sets.push("ftl.mapping_params.defrag=\"eager\"".into());
     }
@@ -719,6 +742,19 @@ fn verdict(w: &mut String, scale: Scale, runs: &[Run]) {
     );
     let (s, a) = (get(runs, "sca", "off").total(), get_in(runs, Some("afca-block"), "afca", "off").total());
     let _ = writeln!(w, "- AFCA with a one-block large-file threshold vs SCA: erases {:+.1}%, page writes {:+.1}% (paper −32.2%, −11.6%).", change(a.erases, s.erases), change(a.page_writes, s.page_writes));
+    let effect = |ab: Option<&str>, i: usize| {
+        change(get_in(runs, ab, "sca", "1/4").total().get(i), get_in(runs, ab, "sca", "off").total().get(i))
+    };
+    let _ = writeln!(
+        w,
+        "- Sensitivity to the log blocks (our choice), SCA 1/4 vs none — copy-backs: {:+.1}% (half) / {:+.1}% (main) / {:+.1}% (double); erases: {:+.1}% / {:+.1}% / {:+.1}% (paper −7.8%, −0.8%).",
+        effect(Some("log-half"), 2),
+        effect(None, 2),
+        effect(Some("log-double"), 2),
+        effect(Some("log-half"), 3),
+        effect(None, 3),
+        effect(Some("log-double"), 3)
+    );
     // Page reads per page write: the paper's 478,907 / 236,218 = 2.03 (SCA, none).
     let ratio = |o: Ops| o.page_reads as f64 / o.page_writes.max(1) as f64;
     let main = get(runs, "sca", "off").total();
