@@ -35,7 +35,7 @@ use super::verdict::{self, Claim, Kind};
 use super::{run_all, shared_traces, Outcome, RunProgress, Scale};
 use crate::config::Config;
 use crate::error::Error;
-use crate::plot::{bar_chart, line_chart, line_chart_with, Bars, Line};
+use crate::plot::{bar_chart, bar_chart_with, line_chart, line_chart_with, Bars, Line};
 use crate::presets;
 use crate::results::Results;
 use crate::workload::trace::{self, TraceOptions};
@@ -549,7 +549,24 @@ fn cumulative_plot(runs: &Runs) -> String {
         series: MAIN.iter().map(|p| (p.to_string(), BENCHES.iter().map(|b| runs.waf(b.key, p)).collect())).collect(),
         stacked: false,
     };
-    bar_chart("Cumulative WAF on FEMU's GC trigger (Tables 3, 4)", "WAF (flash programs / host writes)", &bars)
+    // The paper's WAFs over the matching bars: Table 3 (fio: 2R, 2R++), Table 4 (OLTP: all three).
+    let paper_waf = |b: &Bench, policy: usize| -> f64 {
+        if let Some(r) = paper::TABLE3.iter().find(|r| r.0 == b.paper_row) {
+            return [f64::NAN, r.1, r.2][policy];
+        }
+        paper::TABLE4.iter().find(|r| r.0 == b.paper_row).map_or(f64::NAN, |r| [r.1, r.2, r.3][policy])
+    };
+    let reference: Vec<(String, Vec<f64>)> = MAIN
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (format!("paper {p}"), BENCHES.iter().map(|b| paper_waf(b, i)).collect()))
+        .collect();
+    bar_chart_with(
+        "Cumulative WAF on FEMU's GC trigger (Tables 3, 4)",
+        "WAF (flash programs / host writes)",
+        &bars,
+        &reference,
+    )
 }
 
 /// The trigger ablation: every main policy under `femu` and `classic`.
