@@ -94,7 +94,7 @@ pub struct Reproduction {
 pub const REPRODUCTIONS: &[Reproduction] = &[
     Reproduction {
         name: "2rpp",
-        about: "2R++ (An & Lee, KIPS 2022): greedy vs 2R vs 2R++ on fio zipf, TPC-C-like and LinkBench-like",
+        about: "2R++ (An & Lee, 2022): greedy vs 2R vs 2R++ on fio zipf, TPC-C-like and LinkBench-like",
         run: two_r_pp::run,
     },
     Reproduction {
