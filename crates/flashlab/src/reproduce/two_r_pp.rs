@@ -1,6 +1,5 @@
-//! `flashlab reproduce 2rpp`: H. An and S. Lee, "2R++: Enhancing 2R FTL to Identify Warm Pages",
-//! KIPS Transactions on Computer and Communication Systems 11(12), 2022 (the paper's text:
-//! `papers/004_6cfa6f043f29e604.txt` of the project's shared folder).
+//! `flashlab reproduce 2rpp`: H. An and S. Lee, "2R++: Enhancing 2R FTL to Identify Warm Pages"
+//! (accepted 31 October 2022; the text we hold prints no venue — see [`CITATION`]).
 //!
 //! Setup (paper §4, Tables 1 and 2): FEMU blackbox SSD with line GC, 4 KiB pages; 8 GB device
 //! (2,048 lines × 1,152 pages) for fio, 10 GB (2,816 × 1,024) for TPC-C and LinkBench, OP 10%.

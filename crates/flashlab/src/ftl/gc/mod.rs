@@ -126,7 +126,7 @@ pub const GC_POLICIES: &[GcEntry] = &[
     },
     GcEntry {
         name: "2r++",
-        about: "2R++: 2R plus a second-chance 01 region (An & Lee, KIPS 2022)",
+        about: "2R++: 2R plus a second-chance 01 region (An & Lee, 2022)",
         build: two_region::build_2rpp,
     },
 ];

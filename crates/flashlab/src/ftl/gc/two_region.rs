@@ -2,7 +2,7 @@
 //!
 //! 2R: M. Kang, S. Choi, G. Oh, S. W. Lee, "2R: Efficiently isolating cold pages in flash
 //! storages", PVLDB 13(12), 2020. 2R++: H. An, S. Lee, "2R++: Enhancing 2R FTL to Identify Warm
-//! Pages", KIPS Trans. Comp. and Comm. Systems 11(12), 2022 (its §2.3 summarises 2R, its §3 and
+//! Pages", 2022 (its §2.3 summarises 2R, its §3 and
 //! Fig. 7 define 2R++). Both share everything but data placement and the multi-victim stop rule:
 //!
 //! | | 2R | 2R++ |
