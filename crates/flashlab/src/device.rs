@@ -70,6 +70,16 @@ pub struct FlashState {
     writes: u64,
 }
 
+impl FlashState {
+    pub fn ftl(&self) -> &dyn Ftl {
+        self.ftl.as_ref()
+    }
+    /// Version tags per logical page (verify mode), the next tag and the write clock.
+    pub fn versions(&self) -> (Option<&[u32]>, u32, u64) {
+        (self.oracle.as_deref(), self.next_tag, self.writes)
+    }
+}
+
 impl Device {
     /// A copy of everything below the buffer. The buffer must be empty and no page's last
     /// write tracked (both are true between preconditioning and the measured phase).
@@ -197,6 +207,29 @@ impl Device {
         let done = self.ftl.write(lpn, tag, t_ns)?;
         self.acknowledged(lpn, tag);
         Ok(done)
+    }
+
+    /// Preconditioning's sequential fill built directly ([`Ftl::fill_sequential`]): the state
+    /// `write_through(lpn)` + `end_request` for every logical page in order leaves, version tags
+    /// and write clock included. `Ok(false)`, changing nothing, when the device has been
+    /// written, checks every operation (check mode validates after each page: it writes page
+    /// by page), tracks last writes, has too few tags left, or its FTL cannot build the fill.
+    pub fn fill_sequential(&mut self) -> Result<bool, Error> {
+        let n = self.logical_pages;
+        let tags_fit = self.next_tag as u64 + n <= u32::MAX as u64;
+        if self.writes != 0 || self.check || self.last_write.is_some() || !tags_fit {
+            return Ok(false);
+        }
+        let first = self.next_tag;
+        if !self.ftl.fill_sequential(first)? {
+            return Ok(false);
+        }
+        if let Some(o) = &mut self.oracle {
+            o.iter_mut().enumerate().for_each(|(lpn, t)| *t = first + lpn as u32);
+        }
+        self.next_tag = first + n as u32;
+        self.writes = n;
+        Ok(true)
     }
 
     /// Power fails now. DRAM's dirty pages are lost; what restarts is NVRAM's pages over flash.

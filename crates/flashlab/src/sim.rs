@@ -166,12 +166,43 @@ pub fn precondition_key(cfg: &Config) -> Option<String> {
 
 /// Precondition the flash `cfg` describes, once, for [`run_from`].
 pub fn preconditioned(cfg: &Config, progress: &mut dyn Progress) -> Result<Preconditioned, Error> {
+    preconditioned_by(cfg, PreconditionPath::Direct, progress)
+}
+
+/// [`preconditioned`], written the way `path` says (the reference paths are for tests).
+pub fn preconditioned_by(
+    cfg: &Config,
+    path: PreconditionPath,
+    progress: &mut dyn Progress,
+) -> Result<Preconditioned, Error> {
     let key = precondition_key(cfg)
         .ok_or_else(|| Error::config("precondition", "nothing to share: fill is off and overwrite is 0"))?;
     let r = cfg.resolve()?;
     let mut dev = build_device(cfg, &r)?;
-    precondition(cfg, &mut dev, progress)?;
+    precondition(cfg, &mut dev, path, progress)?;
     Ok(Preconditioned { key, flash: dev.flash_state() })
+}
+
+impl Preconditioned {
+    /// The preconditioned flash (FTL, NAND, version tags).
+    pub fn flash(&self) -> &FlashState {
+        &self.flash
+    }
+}
+
+/// How preconditioning writes. Every path leaves the same flash (`tests/precondition.rs`); the
+/// two page-by-page ones are the references the direct one is tested against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PreconditionPath {
+    /// What runs use: no clock; the sequential fill built directly where the FTL can
+    /// ([`Device::fill_sequential`]), else page by page; the random overwrite page by page.
+    Direct,
+    /// No clock; every page written through the FTL's write path, a request of its own.
+    PageByPage,
+    /// Page by page with the timeline booked (timing mode), reset afterwards: preconditioning
+    /// before it ran without a clock. The same flash, except under `striping = "dynamic"` in
+    /// timing mode, whose placement followed that clock (every write issued at t = 0).
+    Clocked,
 }
 
 /// Preconditioned flashes shared by a batch of runs (a sweep over buffers, workloads or host
@@ -242,7 +273,7 @@ fn run_on(cfg: &Config, state: Option<&Preconditioned>, progress: &mut dyn Progr
     let mut workload = build_workload(cfg, &r)?;
     let t1 = Instant::now();
     if state.is_none() {
-        precondition(cfg, &mut dev, progress)?;
+        precondition(cfg, &mut dev, PreconditionPath::Direct, progress)?;
     }
     let precondition_wall_s = copy_s + t1.elapsed().as_secs_f64();
     let open_loop = match cfg.host.arrival {
@@ -270,19 +301,47 @@ fn run_on(cfg: &Config, state: Option<&Preconditioned>, progress: &mut dyn Progr
 
 /// Fill sequentially, then overwrite uniformly at random, straight to the FTL (the buffer
 /// starts empty and counts only the measured phase), each page write a request of its own (so a
-/// schedule's background GC runs as it would); then forget the timeline.
-fn precondition(cfg: &Config, dev: &mut Device, progress: &mut dyn Progress) -> Result<(), Error> {
+/// schedule's background GC runs as it would), without a clock: every write is issued at t = 0
+/// and the timeline would be forgotten afterwards, so booking it would only cost time (only
+/// `dynamic` striping in timing mode reads the clock, and then places as in accounting mode).
+fn precondition(
+    cfg: &Config,
+    dev: &mut Device,
+    path: PreconditionPath,
+    progress: &mut dyn Progress,
+) -> Result<(), Error> {
+    let clock = (path != PreconditionPath::Clocked).then(|| dev.ftl.nand_mut().detach_timeline());
+    let result = precondition_writes(cfg, dev, path, progress);
+    if let Some(timeline) = clock {
+        dev.ftl.nand_mut().attach_timeline(timeline);
+    }
+    if let Some(tl) = dev.ftl.nand_mut().timeline_mut() {
+        tl.reset();
+    }
+    result
+}
+
+fn precondition_writes(
+    cfg: &Config,
+    dev: &mut Device,
+    path: PreconditionPath,
+    progress: &mut dyn Progress,
+) -> Result<(), Error> {
     let p = &cfg.precondition;
     let n = dev.logical_pages();
     if p.fill {
         progress.phase("precondition: fill", n);
-        for lpn in 0..n {
-            dev.write_through(lpn, 0)?;
-            dev.end_request(0)?;
-            if lpn & 0xFFFF == 0 {
-                progress.update(lpn);
-                if progress.cancelled() {
-                    return Err(Error::Interrupted);
+        if path == PreconditionPath::Direct && dev.fill_sequential()? {
+            progress.update(n);
+        } else {
+            for lpn in 0..n {
+                dev.write_through(lpn, 0)?;
+                dev.end_request(0)?;
+                if lpn & 0xFFFF == 0 {
+                    progress.update(lpn);
+                    if progress.cancelled() {
+                        return Err(Error::Interrupted);
+                    }
                 }
             }
         }
@@ -301,9 +360,6 @@ fn precondition(cfg: &Config, dev: &mut Device, progress: &mut dyn Progress) -> 
                 }
             }
         }
-    }
-    if let Some(tl) = dev.ftl.nand_mut().timeline_mut() {
-        tl.reset();
     }
     Ok(())
 }

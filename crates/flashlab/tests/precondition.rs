@@ -2,11 +2,18 @@
 //! exactly the results of a run that preconditions itself, for every registered mapping scheme
 //! and GC policy, in both modes, with and without version tags: the copy of the FTL carries all
 //! of its state.
+//!
+//! The sequential fill built directly (`Ftl::fill_sequential`) leaves exactly the flash the
+//! page-by-page fill leaves, for every mapping × striping × GC unit × GC policy × GC schedule
+//! of the registries (a combination the FTL refuses fails the same way on both paths), and
+//! preconditioning without a clock leaves the flash the clocked one left (except `dynamic`
+//! striping in timing mode, which then places as in accounting mode).
 
 use flashlab::config::Config;
-use flashlab::ftl::{self, gc};
+use flashlab::device::FlashState;
+use flashlab::ftl::{self, gc, schedule};
 use flashlab::results::Results;
-use flashlab::sim::{self, PreconditionPool, Quiet};
+use flashlab::sim::{self, PreconditionPath, PreconditionPool, Preconditioned, Quiet};
 
 /// A small device, filled and half overwritten, then a skewed workload through a buffer.
 const BASE: &str = r#"
@@ -124,4 +131,170 @@ fn a_state_from_another_flash_is_refused() {
     let none = config(&["precondition.fill=false".into(), "precondition.overwrite=0".into()]);
     assert!(sim::precondition_key(&none).is_none());
     assert!(sim::preconditioned(&none, &mut Quiet).is_err());
+}
+
+/// Every mapping × striping × GC unit × GC policy × GC schedule (× `femu` with a background
+/// round that would collect: `min_invalid = 0`). The log-block schemes ignore the GC policy.
+fn fill_combos() -> Vec<Vec<String>> {
+    let mut v = Vec::new();
+    for m in ftl::mapping_names() {
+        let hybrid = matches!(m, "block" | "bast" | "fast");
+        let gcs = if hybrid { vec!["greedy"] } else { gc::names() };
+        let mut schedules: Vec<Vec<String>> =
+            schedule::names().iter().map(|s| vec![format!("ftl.gc_schedule=\"{s}\"")]).collect();
+        schedules.push(vec!["ftl.gc_schedule=\"femu\"".into(), "ftl.gc_schedule_params.min_invalid=0.0".into()]);
+        schedules.push(vec![]);
+        for striping in ["full", "none", "dynamic"] {
+            for unit in ["block", "line"] {
+                for g in &gcs {
+                    for sched in &schedules {
+                        let mut sets = vec![
+                            format!("ftl.mapping=\"{m}\""),
+                            format!("ftl.striping=\"{striping}\""),
+                            format!("ftl.gc_unit=\"{unit}\""),
+                            format!("ftl.gc=\"{g}\""),
+                        ];
+                        sets.extend(sched.iter().cloned());
+                        v.push(sets);
+                    }
+                }
+            }
+        }
+    }
+    v
+}
+
+/// Everything observable of a preconditioned flash must be equal: counters, reports, every
+/// physical page's OOB, every block's program point and erase count, every logical page's
+/// mapping, version tags and the write clock; both must pass the FTL's own invariant check
+/// (allocator, GC policy structures, gate).
+fn assert_same_flash(a: &FlashState, b: &FlashState, what: &str) {
+    let (fa, fb) = (a.ftl(), b.ftl());
+    fa.validate().unwrap_or_else(|e| panic!("{what}: {e}"));
+    fb.validate().unwrap_or_else(|e| panic!("{what} (reference): {e}"));
+    assert_eq!(fa.counters(), fb.counters(), "{what}: FTL counters");
+    assert_eq!(fa.gc_report(), fb.gc_report(), "{what}: GC report");
+    assert_eq!(fa.hybrid_report(), fb.hybrid_report(), "{what}: hybrid report");
+    assert_eq!(fa.mapping_report(), fb.mapping_report(), "{what}: mapping report");
+    let (na, nb) = (fa.nand(), fb.nand());
+    assert_eq!(na.counters, nb.counters, "{what}: NAND counters");
+    assert_eq!(na.erase_counts(), nb.erase_counts(), "{what}: erase counts");
+    assert_eq!(na.timing(), nb.timing(), "{what}: timeline");
+    for ppn in 0..na.layout().total_pages() {
+        let (x, y) = ((na.oob_lpn(ppn), na.oob_tag(ppn)), (nb.oob_lpn(ppn), nb.oob_tag(ppn)));
+        assert_eq!(x, y, "{what}: OOB of ppn {ppn}");
+    }
+    for block in 0..na.layout().geo.total_blocks() {
+        assert_eq!(na.next_page(block), nb.next_page(block), "{what}: program point of block {block}");
+    }
+    for lpn in 0..fa.logical_pages() {
+        assert_eq!(fa.mapped_ppn(lpn), fb.mapped_ppn(lpn), "{what}: mapping of lpn {lpn}");
+    }
+    assert_eq!(a.versions(), b.versions(), "{what}: version tags and write clock");
+}
+
+/// Precondition `cfg` both ways; equal flashes and equal runs from them, or the same error.
+/// Returns whether preconditioning succeeded.
+fn check_paths(cfg: &Config, direct: PreconditionPath, reference: PreconditionPath, what: &str) -> bool {
+    let a = sim::preconditioned_by(cfg, direct, &mut Quiet);
+    let b = sim::preconditioned_by(cfg, reference, &mut Quiet);
+    let (a, b): (Preconditioned, Preconditioned) = match (a, b) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(x), Err(y)) => {
+            assert_eq!(x.to_string(), y.to_string(), "{what}: both paths fail, the same way");
+            return false;
+        }
+        (a, b) => panic!("{what}: {:?} vs reference {:?}", a.err(), b.err()),
+    };
+    assert_same_flash(a.flash(), b.flash(), what);
+    let ra = sim::run_from(cfg, &a, &mut Quiet).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let rb = sim::run_from(cfg, &b, &mut Quiet).unwrap_or_else(|e| panic!("{what} (reference): {e}"));
+    assert_eq!(comparable(&ra), comparable(&rb), "{what}: results after preconditioning");
+    true
+}
+
+#[test]
+fn the_direct_fill_leaves_the_flash_the_page_by_page_fill_leaves() {
+    let (mut ok, mut declined) = (0, 0);
+    for sets in fill_combos() {
+        for (mode, verify) in [("accounting", false), ("timing", true)] {
+            let mut sets = sets.clone();
+            sets.extend([
+                format!("sim.mode=\"{mode}\""),
+                format!("sim.verify={verify}"),
+                "precondition.overwrite=0".into(),
+            ]);
+            let cfg = match Config::from_toml_str(BASE, "precondition test", &sets) {
+                Ok(c) => c,
+                Err(_) => continue,
+            };
+            let what = format!("{sets:?}");
+            if check_paths(&cfg, PreconditionPath::Direct, PreconditionPath::PageByPage, &what) {
+                ok += 1;
+                let rounds = sim::preconditioned(&cfg, &mut Quiet).unwrap().flash().ftl().counters().gc_declined_rounds;
+                declined += (rounds > 0) as u32;
+            }
+        }
+    }
+    assert!(ok >= 100, "only {ok} combinations preconditioned");
+    assert!(declined > 0, "no fill met femu's declined background rounds");
+}
+
+#[test]
+fn the_direct_fill_is_built_where_the_ftl_can_and_the_page_by_page_path_elsewhere() {
+    for m in ftl::mapping_names() {
+        for check in [false, true] {
+            let sets = [format!("ftl.mapping=\"{m}\""), format!("sim.check={check}"), "sim.mode=\"timing\"".into()];
+            let cfg = config(&sets);
+            let r = cfg.resolve().unwrap();
+            let mut dev = sim::build_device(&cfg, &r).unwrap();
+            // A timeline: the FTL refuses (preconditioning takes it out first).
+            assert!(!dev.fill_sequential().unwrap(), "{sets:?}: filled with a clock");
+            let tl = dev.ftl.nand_mut().detach_timeline();
+            let cached = matches!(m, "dftl" | "wadpm");
+            assert_eq!(dev.fill_sequential().unwrap(), !cached && !check, "{sets:?}");
+            dev.ftl.nand_mut().attach_timeline(tl);
+            if !cached && !check {
+                assert_eq!(dev.writes(), dev.logical_pages());
+                dev.ftl.validate().unwrap();
+                // Written: a second fill is the page-by-page path's business.
+                assert!(!dev.fill_sequential().unwrap(), "{sets:?}: the device filled twice");
+                let tl = dev.ftl.nand_mut().detach_timeline();
+                assert!(!dev.ftl.fill_sequential(1).unwrap(), "{sets:?}: the FTL filled twice");
+                dev.ftl.nand_mut().attach_timeline(tl);
+            }
+        }
+    }
+}
+
+#[test]
+fn preconditioning_without_a_clock_leaves_the_flash_the_clocked_one_left() {
+    for m in ftl::mapping_names() {
+        let hybrid = matches!(m, "block" | "bast" | "fast");
+        let gcs = if hybrid { vec!["greedy"] } else { gc::names() };
+        for g in gcs {
+            for unit in ["block", "line"] {
+                for schedule in [None, Some("femu")] {
+                    let mut sets = vec![
+                        format!("ftl.mapping=\"{m}\""),
+                        format!("ftl.gc=\"{g}\""),
+                        format!("ftl.gc_unit=\"{unit}\""),
+                        "sim.mode=\"timing\"".into(),
+                    ];
+                    sets.extend(schedule.map(|s| format!("ftl.gc_schedule=\"{s}\"")));
+                    let Ok(cfg) = Config::from_toml_str(BASE, "precondition test", &sets) else { continue };
+                    let what = format!("{sets:?}");
+                    check_paths(&cfg, PreconditionPath::Direct, PreconditionPath::Clocked, &what);
+                }
+            }
+        }
+    }
+    // `dynamic` striping read the clock: without one it places as in accounting mode.
+    let timing = config(&["ftl.striping=\"dynamic\"".into(), "sim.mode=\"timing\"".into()]);
+    let accounting = config(&["ftl.striping=\"dynamic\"".into(), "sim.mode=\"accounting\"".into()]);
+    let t = sim::preconditioned(&timing, &mut Quiet).unwrap();
+    let a = sim::preconditioned(&accounting, &mut Quiet).unwrap();
+    for lpn in 0..t.flash().ftl().logical_pages() {
+        assert_eq!(t.flash().ftl().mapped_ppn(lpn), a.flash().ftl().mapped_ppn(lpn), "lpn {lpn}");
+    }
 }

@@ -458,6 +458,27 @@ impl HybridFtl {
         Ok(done.max(self.program_host(d, lpn, tag, t)))
     }
 
+    /// [`Ftl::fill_sequential`](super::Ftl::fill_sequential): on a fresh device every page of
+    /// a sequential fill is the next offset of its logical block (each plane's slice is written
+    /// in order), so each write is in place ([`HybridFtl::write_in_place`], a data block taken
+    /// at its first offset) whatever the scheme; no merge, no log block, no padding.
+    pub(super) fn fill_sequential(&mut self, first_tag: u32) -> Result<bool, Error> {
+        let fresh = self.counters == FtlCounters::default()
+            && self.nand.counters == crate::nand::NandCounters::default()
+            && self.pending.is_empty()
+            && self.copy_from.is_none();
+        if !fresh || self.nand.timing() {
+            return Ok(false);
+        }
+        for lpn in 0..self.logical {
+            let (plane, lbn, off) = locate(self, lpn);
+            debug_assert_eq!(self.classify(plane, lbn, off, lpn), Class::InPlace, "fill of lpn {lpn}");
+            self.counters.host_writes += 1;
+            self.write_in_place(plane, lbn, off, lpn, first_tag.wrapping_add(lpn as u32), 0)?;
+        }
+        Ok(true)
+    }
+
     // ---- merges ----
 
     /// Switch or partial merge of `log` (a log block dedicated to `lbn`) if its shape allows;
@@ -771,6 +792,13 @@ macro_rules! impl_hybrid_ftl {
             }
             fn validate(&self) -> Result<(), String> {
                 self.0.validate()
+            }
+            fn fill_sequential(&mut self, first_tag: u32) -> Result<bool, $crate::error::Error> {
+                self.0.fill_sequential(first_tag)
+            }
+            fn mapped_ppn(&self, lpn: u64) -> Option<u32> {
+                let ppn = self.0.loc[lpn as usize];
+                (ppn != $crate::ftl::hybrid::NONE).then_some(ppn)
             }
             fn table_bytes(&self) -> u64 {
                 self.0.table_bytes()

@@ -23,6 +23,9 @@ pub trait MapTable: Send + Sync + Clone {
     fn lookup(&mut self, lpn: u64, write: bool, t_ns: u64, tl: Option<&mut Timeline>) -> u64;
     /// The pool every write of `lpn` must go to, when the table fixes it (WADPM: its plane).
     fn placement(&self, lpn: u64) -> Option<u32>;
+    /// Lookups change nothing and cost nothing (no cache to load or write back), so a
+    /// sequential fill may be built without them (`Ftl::fill_sequential`).
+    fn lookups_free(&self) -> bool;
     /// GC moved `lpn`'s data (its entry changes without a host lookup).
     fn moved(&mut self, lpn: u64);
     /// GC finished a victim at `t_ns`: pay the translation updates deferred by [`Self::moved`].
@@ -47,6 +50,9 @@ impl MapTable for Resident {
     #[inline(always)]
     fn placement(&self, _lpn: u64) -> Option<u32> {
         None
+    }
+    fn lookups_free(&self) -> bool {
+        true
     }
     #[inline(always)]
     fn moved(&mut self, _lpn: u64) {}
@@ -116,6 +122,10 @@ impl<X: Translate> MapTable for CachedTable<X> {
     #[inline]
     fn placement(&self, lpn: u64) -> Option<u32> {
         self.translate.placement(lpn)
+    }
+
+    fn lookups_free(&self) -> bool {
+        false
     }
 
     #[inline]

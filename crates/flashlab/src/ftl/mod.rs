@@ -170,6 +170,18 @@ pub trait Ftl: Send + Sync + dyn_clone::DynClone {
     fn after_request(&mut self, _t_ns: u64) -> Result<bool, Error> {
         Ok(false)
     }
+    /// Write every logical page once, in order: the state a sequential fill of a fresh device
+    /// leaves when each page `lpn` is written by [`Ftl::write`] with tag `first_tag + lpn` as a
+    /// request of its own ([`Ftl::after_request`] after it), all at t = 0 with no timeline —
+    /// built directly, without the per-request path, and identical to it. `Ok(false)`, changing
+    /// nothing, when this FTL cannot (it has been written, it has a timeline, or its lookups
+    /// keep state): the caller then writes page by page. An error is the one the page-by-page
+    /// fill meets at the same page. Default: cannot.
+    fn fill_sequential(&mut self, _first_tag: u32) -> Result<bool, Error> {
+        Ok(false)
+    }
+    /// Physical page holding `lpn`'s current data, if it has one (tests compare mappings).
+    fn mapped_ppn(&self, lpn: u64) -> Option<u32>;
     /// Physical pages the FTL keeps from holding data in steady state: the GC schedule's
     /// reserve of free segments and the open segments of write streams beyond the first (their
     /// unwritten pages), counted whole. `None` for schemes whose spare space is not one pool of

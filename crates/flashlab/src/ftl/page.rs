@@ -16,7 +16,7 @@ use super::maptable::{MapTable, Resident};
 use super::schedule::{self, GcSchedule, Round, ScheduleContext};
 use super::{Flow, Ftl, FtlCounters, FtlSpec, GcReport, MappingReport, ReadOutcome, Striping};
 use crate::error::Error;
-use crate::nand::{GcUnit, Nand};
+use crate::nand::{GcUnit, Nand, NandCounters};
 
 const UNMAPPED: u32 = u32::MAX;
 
@@ -419,6 +419,62 @@ impl<M: MapTable> PageFtl<M> {
         Ok(done)
     }
 
+    /// [`Ftl::fill_sequential`]: a fresh device's sequential fill, each page as [`Ftl::write`]
+    /// places it (the host stream, `pool_for`, the frontier; a new segment through `take_page`,
+    /// so foreground rounds run as they would) but with what a fill cannot meet left out: a
+    /// lookup in a resident table, an old mapping to invalidate, a cold bit to clear, a clock.
+    /// The background work after each request is replayed from the free counts, which change
+    /// only when a segment opens (see [`PageFtl::fill_background`]).
+    fn fill_direct(&mut self, first_tag: u32) -> Result<(), Error> {
+        let n = self.l2p.len() as u64;
+        let mut background = self.fill_background();
+        for lpn in 0..n {
+            let stream = self.policy.host_stream(lpn);
+            let pool = self.pool_for(lpn, stream);
+            let ppn = match self.segs.frontier_page(stream, pool) {
+                Some(ppn) => ppn,
+                None => {
+                    let ppn = self.take_page(stream, pool, 0)?;
+                    background = self.fill_background();
+                    ppn
+                }
+            };
+            debug_assert_eq!(self.l2p[lpn as usize], UNMAPPED, "a fill writes lpn {lpn} first");
+            self.counters.host_writes += 1;
+            self.nand.program(ppn, lpn as u32, first_tag.wrapping_add(lpn as u32), 0);
+            self.place(lpn, ppn);
+            match background {
+                Some(declined) => self.counters.gc_declined_rounds += declined,
+                None => {
+                    self.after_request(0)?;
+                    background = self.fill_background();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// What [`Ftl::after_request`] does at today's free counts during a fill: `Some(rounds)`
+    /// when every round the schedule asks for is declined by the gate (so each request adds
+    /// `rounds` declined rounds and nothing else), `None` when a round might collect (the
+    /// caller then runs `after_request` itself). Makes the gate calls `after_request` makes
+    /// before its first collecting pool, so the gate ends as it would.
+    fn fill_background(&mut self) -> Option<u64> {
+        if !self.background {
+            return Some(0);
+        }
+        let mut declined = 0;
+        for pool in 0..self.segs.layout.pools {
+            if let Some(round) = self.schedule.background(self.segs.free_count(pool)) {
+                if round.min_invalid == 0 || self.gate_count(pool, round.min_invalid) > 0 {
+                    return None;
+                }
+                declined += 1;
+            }
+        }
+        Some(declined)
+    }
+
     /// A host write (counted as a return) or trim takes `lpn` out of the cold region.
     #[inline]
     fn leave_cold(&mut self, lpn: u64, count: bool) {
@@ -506,6 +562,20 @@ impl<M: MapTable> Ftl for PageFtl<M> {
             self.leave_cold(lpn, false);
         }
         Ok(t_ns)
+    }
+
+    fn fill_sequential(&mut self, first_tag: u32) -> Result<bool, Error> {
+        let fresh = self.counters == FtlCounters::default() && self.nand.counters == NandCounters::default();
+        if !fresh || self.nand.timing() || !self.table.lookups_free() {
+            return Ok(false);
+        }
+        self.fill_direct(first_tag)?;
+        Ok(true)
+    }
+
+    fn mapped_ppn(&self, lpn: u64) -> Option<u32> {
+        let ppn = self.l2p[lpn as usize];
+        (ppn != UNMAPPED).then_some(ppn)
     }
 
     fn after_request(&mut self, t_ns: u64) -> Result<bool, Error> {

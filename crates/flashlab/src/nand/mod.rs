@@ -171,6 +171,18 @@ impl Nand {
         self.timeline.as_mut()
     }
 
+    /// Take the timeline out: operations cost no time until [`Nand::attach_timeline`]
+    /// (preconditioning runs without a clock, as in accounting mode).
+    pub fn detach_timeline(&mut self) -> Option<Timeline> {
+        self.timeline.take()
+    }
+
+    /// Put back the timeline [`Nand::detach_timeline`] took.
+    pub fn attach_timeline(&mut self, timeline: Option<Timeline>) {
+        assert!(self.timeline.is_none(), "attaching a timeline to a NAND that has one");
+        self.timeline = timeline;
+    }
+
     /// When `plane`'s array is free, in timing mode.
     #[inline]
     pub fn plane_free_at(&self, plane: u32) -> Option<u64> {
