@@ -298,6 +298,21 @@ impl fmt::Display for Results {
                 opt(self.sim.simulated_s, 3)
             )?;
         }
+        let p = &self.config.precondition;
+        if p.fill || p.overwrite > 0.0 {
+            let fill = if p.fill { "sequential fill" } else { "" };
+            let and = if p.fill && p.overwrite > 0.0 { " + " } else { "" };
+            let overwrite = if p.overwrite > 0.0 {
+                format!("{}x capacity of random overwrites", p.overwrite)
+            } else {
+                String::new()
+            };
+            writeln!(
+                f,
+                "precondition {fill}{and}{overwrite}, not measured: {:.2} s wall",
+                self.sim.precondition_wall_s
+            )?;
+        }
         write!(
             f,
             "speed        {:.2} M host pages/s ({:.2} s wall{})",
