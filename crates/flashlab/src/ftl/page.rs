@@ -427,6 +427,7 @@ impl<M: MapTable> PageFtl<M> {
     /// only when a segment opens (see [`PageFtl::fill_background`]).
     fn fill_direct(&mut self, first_tag: u32) -> Result<(), Error> {
         let n = self.l2p.len() as u64;
+        assert_eq!(self.counters.host_writes, 0, "a direct fill starts on a fresh device");
         let mut background = self.fill_background();
         for lpn in 0..n {
             let stream = self.policy.host_stream(lpn);
@@ -451,6 +452,7 @@ impl<M: MapTable> PageFtl<M> {
                 }
             }
         }
+        assert_eq!(self.pool_valid.iter().sum::<u64>(), n, "a fill leaves every logical page valid once");
         Ok(())
     }
 
