@@ -48,8 +48,8 @@ enum Cmd {
         #[arg(long, default_value = "out")]
         out: PathBuf,
         /// Simulations run in parallel (default: available cores).
-        #[arg(long)]
-        threads: Option<usize>,
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        threads: Option<u32>,
         #[arg(long)]
         quiet: bool,
     },
@@ -95,13 +95,19 @@ enum TraceCmd {
         /// Keep only this device / volume / ASU / LUN.
         #[arg(long)]
         device: Option<u64>,
-        /// Page size for the footprint, in bytes.
-        #[arg(long, default_value_t = 4096)]
+        /// Page size for the footprint: bytes or a size with a unit (4096, 4KiB); a power of
+        /// two of at least 512 B.
+        #[arg(long, default_value = "4KiB", value_parser = parse_size)]
         page_size: u64,
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
     },
+}
+
+/// A byte size with an optional unit, as config files take them.
+fn parse_size(text: &str) -> Result<u64, String> {
+    flashlab::units::parse_size(text)
 }
 
 /// Print to stdout; a closed pipe (`flashlab list | head`) ends the program quietly.
@@ -130,7 +136,14 @@ fn main() -> ExitCode {
 fn real_main() -> Result<()> {
     match Cli::parse().cmd {
         Cmd::Run { config, out, mut sets, crash_at, quiet } => {
-            sets.extend(crash_at.map(|n| format!("sim.crash_at={n}")));
+            if let Some(n) = crash_at {
+                if let Some(s) =
+                    sets.iter().find(|s| s.split_once('=').is_some_and(|(k, _)| k.trim() == "sim.crash_at"))
+                {
+                    anyhow::bail!("--crash-at {n} and --set {s} both set sim.crash_at: give one");
+                }
+                sets.push(format!("sim.crash_at={n}"));
+            }
             run(&config, &out, &sets, quiet)
         }
         Cmd::Trace { cmd: TraceCmd::Stats { file, format, device, page_size, json } } => {
@@ -147,7 +160,9 @@ fn real_main() -> Result<()> {
             }
             Ok(())
         }
-        Cmd::Reproduce { name, scale, out, threads, quiet } => reproduce(&name, &scale, &out, threads, quiet),
+        Cmd::Reproduce { name, scale, out, threads, quiet } => {
+            reproduce(&name, &scale, &out, threads.map(|t| t as usize), quiet)
+        }
         Cmd::Plot { results, out } => plot(&results, out.as_deref()),
         Cmd::List => {
             list();

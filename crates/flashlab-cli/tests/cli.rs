@@ -4,6 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+#[path = "../../flashlab/tests/common/skip.rs"]
+mod skip;
+
 fn flashlab(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_flashlab")).args(args).current_dir(repo()).output().expect("run flashlab")
 }
@@ -59,7 +62,7 @@ fn run_writes_results_with_the_promised_keys() {
         "latency_us.write.mean",
         "latency_us.write.p50",
         "latency_us.read.max",
-        "throughput_mb_s",
+        "throughput_mib_s",
         "config.ftl.gc",
     ] {
         assert!(!get(&v, key).is_null(), "results.json lacks `{key}`");
@@ -227,7 +230,10 @@ fn trace_files() -> Vec<PathBuf> {
     if shared.is_dir() {
         walk(&shared, &mut files);
     } else {
-        eprintln!("../shared/traces not found beside the checkout: replaying the shipped excerpts only");
+        skip::skipped(
+            "replaying the full ../shared/traces files",
+            "../shared/traces not found beside the checkout (the shipped excerpts were replayed)",
+        );
     }
     files
 }
@@ -390,6 +396,120 @@ fn errors_from_overrides_name_the_override_and_empty_values_unset_keys() {
     assert!((v["waf"].as_f64().unwrap() - 1.0).abs() < 1e-9, "sequential overwrite of a filled device: WAF 1");
 }
 
+/// A skipped check is logged and `scripts/test` lists it under "skipped checks" after the runs
+/// (libtest itself can only say ok): the log line and the summary script, end to end.
+#[test]
+fn skipped_checks_are_listed_by_the_test_command() {
+    let dir = tmp("skiplog");
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("skipped.log");
+    skip::skipped_to(&log, "fsck of an image", "`fsck.fat` not found (install dosfstools)");
+    skip::skipped_to(&log, "fsck of an image", "`fsck.fat` not found (install dosfstools)");
+    let o = Command::new("bash").arg(repo().join("scripts/skipped-summary")).arg(&log).output().unwrap();
+    let out = text(&o);
+    assert!(out.contains("skipped checks: 1 kinds"), "{out}");
+    assert!(out.contains("SKIPPED fsck of an image: `fsck.fat` not found (install dosfstools) (x2)"), "{out}");
+    let script = std::fs::read_to_string(repo().join("scripts/test")).unwrap();
+    assert!(script.contains("FLASHLAB_SKIP_LOG") && script.contains("trap 'bash scripts/skipped-summary"), "{script}");
+}
+
+/// Options that contradict each other or cannot work are errors, not silently resolved.
+#[test]
+fn conflicting_and_impossible_options_are_refused() {
+    let o = flashlab(&["run", "default", "--quiet", "--crash-at", "100", "--set", "sim.crash_at=200"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("--crash-at 100 and --set sim.crash_at=200"), "{}", text(&o));
+    let o = flashlab(&["reproduce", "wadpm", "--threads", "0", "--out", tmp("threads0").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("--threads"), "{}", text(&o));
+    // Page sizes take units and follow the device rule (a power of two of at least 512 B).
+    let o = flashlab(&["trace", "stats", "builtin:msnfs", "--page-size", "8KiB", "--json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["page_size"], 8192);
+    let o = flashlab(&["trace", "stats", "builtin:msnfs", "--page-size", "3000"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("3000 bytes is not a power of two"), "{}", text(&o));
+}
+
+/// A config path that does not exist is an error even when a preset has its stem (outside the
+/// clone `configs/trace.toml` used to run the embedded `trace` preset silently).
+#[test]
+fn a_missing_config_path_is_an_error_not_the_preset_of_its_name() {
+    let dir = tmp("missing-config");
+    std::fs::create_dir_all(&dir).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_flashlab"))
+        .args(["run", "configs/trace.toml", "--quiet"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("configs/trace.toml: No such file"), "{}", text(&o));
+    assert!(!dir.join("out").exists(), "nothing ran");
+}
+
+/// A trace with no request is an error naming the file; a run too short to leave the transient
+/// says so in a warning (summary and results.json).
+#[test]
+fn an_empty_trace_is_an_error_and_a_short_one_warns() {
+    let dir = tmp("empty-trace");
+    std::fs::create_dir_all(&dir).unwrap();
+    let empty = dir.join("empty.csv");
+    std::fs::write(&empty, "").unwrap();
+    let e = empty.to_str().unwrap();
+    let o = flashlab(&["trace", "stats", e, "--format", "msr"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("empty.csv: no request: the trace is empty"), "{}", text(&o));
+    assert!(!text(&o).contains("device column"), "{}", text(&o));
+    let path = format!("workload.path=\"{e}\"");
+    let o = flashlab(&["run", "trace", "--quiet", "--set", &path, "--set", "workload.format=msr"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("empty.csv: no request"), "{}", text(&o));
+    // One request of a device with a device filter that keeps nothing.
+    let one = dir.join("one.csv");
+    std::fs::write(&one, "128166372000000000,hm,0,Write,0,4096,100\n").unwrap();
+    let o = flashlab(&["trace", "stats", one.to_str().unwrap(), "--format", "msr", "--device", "3"]);
+    assert!(text(&o).contains("no request for device 3"), "{}", text(&o));
+    // A short run on the small default device in steady state (filled, then overwritten once):
+    // GC runs, but on fewer host writes than the device's spare pages.
+    let out = dir.join("short");
+    let o = flashlab(&[
+        "run",
+        "default",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+        "--set",
+        "workload.volume_ratio=0.05",
+        "--set",
+        "precondition.overwrite=1.0",
+        "--set",
+        "sim.mode=\"accounting\"",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("warning      the measured phase wrote"), "{}", text(&o));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    assert!(v["warnings"][0].as_str().unwrap().contains("fewer than the device's"), "{v}");
+    // Without preconditioning nothing is erased: a different warning.
+    let o = flashlab(&[
+        "run",
+        "default",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+        "--set",
+        "precondition.fill=false",
+        "--set",
+        "precondition.overwrite=0",
+        "--set",
+        "workload.volume_ratio=0.1",
+        "--set",
+        "sim.mode=\"accounting\"",
+    ]);
+    assert!(text(&o).contains("no block was erased") && text(&o).contains("an empty device"), "{}", text(&o));
+}
+
 #[test]
 fn an_unusable_output_directory_fails_before_simulating() {
     let f = tmp("out-is-a-file");
@@ -406,7 +526,7 @@ fn an_unusable_output_directory_fails_before_simulating() {
 /// the plane they need, and wait for it whatever the striping.
 #[test]
 fn dynamic_striping_keeps_writes_away_from_planes_in_gc() {
-    let tput = |v: &serde_json::Value| v["throughput_mb_s"].as_f64().unwrap();
+    let tput = |v: &serde_json::Value| v["throughput_mib_s"].as_f64().unwrap();
     let p99 = |v: &serde_json::Value| v["latency_us"]["write"]["p99"].as_f64().unwrap();
     for schedule in ["classic", "watermark"] {
         let s = format!("ftl.gc_schedule=\"{schedule}\"");
@@ -601,7 +721,7 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
     assert!(real["erases"].as_u64().unwrap() > 0, "FAST merges on the IOzone capture's random writes");
     for r in wrows {
         assert!(
-            r["workload"].is_string() && r["policy"].is_string() && r["throughput_mb_s"].as_f64().unwrap() > 0.0,
+            r["workload"].is_string() && r["policy"].is_string() && r["throughput_mib_s"].as_f64().unwrap() > 0.0,
             "{r}"
         );
     }
@@ -764,7 +884,7 @@ fn browser_check(index: &Path, images: usize) {
             std::env::var("FLASHLAB_REQUIRE_CHROMIUM").is_err(),
             "FLASHLAB_REQUIRE_CHROMIUM is set but chromium is not installed"
         );
-        eprintln!("chromium not installed: skipping the browser check of index.html (apt-get install chromium)");
+        skip::skipped("browser check of index.html", "chromium not installed (apt-get install chromium)");
         return;
     };
     let dir = index.parent().unwrap().join("browser");

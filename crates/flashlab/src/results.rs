@@ -123,9 +123,14 @@ pub struct Results {
     /// Reuse distances of the measured phase (`sim.reuse_distance`).
     pub reuse: Option<crate::stats::ReuseSummary>,
     pub latency_us: Option<Latencies>,
-    pub throughput_mb_s: Option<f64>,
+    /// Host bytes read and written per simulated second, in MiB/s (2^20 bytes, the unit config
+    /// sizes use), from the first arrival to the last completion (timing mode only).
+    pub throughput_mib_s: Option<f64>,
     pub sim: SimSummary,
     pub series: Vec<SeriesPoint>,
+    /// What the measured phase cannot say (e.g. no block erased, or too few writes to reach a
+    /// steady state); also printed under the summary.
+    pub warnings: Vec<String>,
     pub config: Config,
 }
 
@@ -182,11 +187,11 @@ impl fmt::Display for Results {
             d.segments,
             d.pages_per_segment
         )?;
-        writeln!(
-            f,
-            "ftl          {} mapping, {} GC, buffer {}",
-            self.mapping.scheme, self.config.ftl.gc, self.buffer.policy
-        )?;
+        let gc = match &self.config.ftl.gc {
+            Some(gc) => format!("{gc} GC"),
+            None => "merges (no GC policy)".into(),
+        };
+        writeln!(f, "ftl          {} mapping, {gc}, buffer {}", self.mapping.scheme, self.buffer.policy)?;
         if !self.gc.schedule.is_empty() {
             writeln!(f, "gc schedule  {}", self.gc.schedule)?;
         }
@@ -293,10 +298,13 @@ impl fmt::Display for Results {
             }
             writeln!(
                 f,
-                "throughput   {} MB/s over {} s simulated",
-                opt(self.throughput_mb_s, 1),
+                "throughput   {} MiB/s over {} s simulated",
+                opt(self.throughput_mib_s, 1),
                 opt(self.sim.simulated_s, 3)
             )?;
+        }
+        for w in &self.warnings {
+            writeln!(f, "warning      {w}")?;
         }
         write!(
             f,

@@ -54,14 +54,14 @@ fn comparable(r: &Results) -> serde_json::Value {
 fn combos() -> Vec<Vec<String>> {
     let mut v = Vec::new();
     for m in ftl::mapping_names() {
-        let hybrid = matches!(m, "block" | "bast" | "fast");
-        let gcs = if hybrid { vec!["greedy"] } else { gc::names() };
+        let hybrid = !ftl::mapping(m).unwrap().gc_policy;
+        let gcs = if hybrid { vec![""] } else { gc::names() };
         for g in gcs {
             for mode in ["accounting", "timing"] {
                 for verify in [false, true] {
                     v.push(vec![
                         format!("ftl.mapping=\"{m}\""),
-                        format!("ftl.gc=\"{g}\""),
+                        if hybrid { "ftl.gc=".into() } else { format!("ftl.gc=\"{g}\"") },
                         format!("sim.mode=\"{mode}\""),
                         format!("sim.verify={verify}"),
                     ]);

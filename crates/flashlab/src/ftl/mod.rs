@@ -310,9 +310,11 @@ pub struct FtlConfig {
     /// Mapping scheme, from [`MAPPINGS`].
     #[serde(default = "d_mapping")]
     pub mapping: String,
-    /// GC victim policy, from [`gc::GC_POLICIES`].
-    #[serde(default = "d_gc")]
-    pub gc: String,
+    /// GC victim policy, from [`gc::GC_POLICIES`]: for schemes with a victim policy
+    /// ([`MappingEntry::gc_policy`]; default `greedy`, filled in when the config is loaded).
+    /// Log-block schemes merge instead and reject it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gc: Option<String>,
     /// Policy-specific parameters.
     #[serde(default)]
     pub gc_params: toml::Table,
@@ -336,9 +338,8 @@ pub struct FtlConfig {
 fn d_mapping() -> String {
     "page".into()
 }
-fn d_gc() -> String {
-    "greedy".into()
-}
+/// The GC victim policy of page-mapped schemes when `ftl.gc` is not given.
+pub const DEFAULT_GC: &str = "greedy";
 fn d_unit() -> GcUnit {
     GcUnit::Block
 }
@@ -346,11 +347,18 @@ fn d_striping() -> Striping {
     Striping::Full
 }
 
+impl FtlConfig {
+    /// The GC victim policy's name (`ftl.gc`, else [`DEFAULT_GC`]).
+    pub fn gc_name(&self) -> &str {
+        self.gc.as_deref().unwrap_or(DEFAULT_GC)
+    }
+}
+
 impl Default for FtlConfig {
     fn default() -> Self {
         FtlConfig {
             mapping: d_mapping(),
-            gc: d_gc(),
+            gc: None,
             gc_params: toml::Table::new(),
             gc_unit: d_unit(),
             striping: d_striping(),
@@ -375,6 +383,9 @@ pub struct FtlSpec<'a> {
 pub struct MappingEntry {
     pub name: &'static str,
     pub about: &'static str,
+    /// Whether the scheme collects garbage with a victim policy (`ftl.gc`, `gc_params`) and a
+    /// GC schedule; the log-block schemes merge instead, and those keys are errors there.
+    pub gc_policy: bool,
     pub build: fn(&FtlSpec) -> Result<Box<dyn Ftl>, Error>,
 }
 
@@ -382,34 +393,45 @@ pub const MAPPINGS: &[MappingEntry] = &[
     MappingEntry {
         name: "page",
         about: "page-level mapping, whole table in RAM; GC by a victim policy",
+        gc_policy: true,
         build: page::build,
     },
     MappingEntry {
         name: "block",
         about: "block-level mapping per plane; updates copy-merge the block",
+        gc_policy: false,
         build: block::build,
     },
     MappingEntry {
         name: "bast",
         about: "hybrid: one log block per data block, LRU log replacement (BAST)",
+        gc_policy: false,
         build: bast::build,
     },
     MappingEntry {
         name: "fast",
         about: "hybrid: one sequential + fully associative random log blocks (FAST)",
+        gc_policy: false,
         build: fast::build,
     },
     MappingEntry {
         name: "dftl",
         about: "demand-based page mapping: cached mapping table, translation pages in flash (Gupta et al. 2009)",
+        gc_policy: true,
         build: dftl::build,
     },
     MappingEntry {
         name: "wadpm",
         about: "plane-level page mapping, table in flash, LRU cache of entries (Workload-Aware Dynamic Page Mapping)",
+        gc_policy: true,
         build: wadpm::build,
     },
 ];
+
+/// The registry entry of mapping scheme `name`.
+pub fn mapping(name: &str) -> Option<&'static MappingEntry> {
+    MAPPINGS.iter().find(|m| m.name == name)
+}
 
 pub fn mapping_names() -> Vec<&'static str> {
     MAPPINGS.iter().map(|m| m.name).collect()

@@ -85,7 +85,7 @@ impl<M: MapTable> PageFtl<M> {
     pub fn with_table(spec: &FtlSpec, table: M) -> Result<Self, Error> {
         let layout = spec.layout;
         let cfg = spec.config;
-        let policy = gc::build(&cfg.gc, &layout, &cfg.gc_params)?;
+        let policy = gc::build(cfg.gc_name(), &layout, &cfg.gc_params)?;
         let streams = policy.streams();
         if cfg.striping != Striping::Full && layout.unit == GcUnit::Line {
             return Err(Error::config(
@@ -111,7 +111,7 @@ impl<M: MapTable> PageFtl<M> {
             segs: Segments::new(layout, streams),
             nand: Nand::new(layout, spec.verify, spec.timing),
             policy,
-            policy_name: cfg.gc.clone(),
+            policy_name: cfg.gc_name().to_string(),
             striping: cfg.striping,
             pages_per_pool: spec.logical_pages.div_ceil(pools),
             cursor: vec![0; streams],

@@ -39,6 +39,15 @@ pub enum GcUnit {
 /// Most physical pages we address with `u32` page numbers (the last value is a sentinel).
 pub const MAX_PAGES: u64 = u32::MAX as u64 - 1;
 
+/// The page-size rule (`key` names where the size came from): a power of two of at least 512
+/// bytes (a sector), at most 2^31.
+pub fn check_page_size(key: &str, bytes: u64) -> Result<u32, Error> {
+    match u32::try_from(bytes) {
+        Ok(b) if b >= 512 && b.is_power_of_two() => Ok(b),
+        _ => Err(Error::config(key, format!("{bytes} bytes is not a power of two from 512 B to 2 GiB"))),
+    }
+}
+
 impl Geometry {
     /// Validate the counts: every one positive, totals addressable with 32-bit page numbers.
     pub fn validate(&self) -> Result<(), Error> {
@@ -49,19 +58,13 @@ impl Geometry {
             ("device.planes_per_die", self.planes_per_die),
             ("device.blocks_per_plane", self.blocks_per_plane),
             ("device.pages_per_block", self.pages_per_block),
-            ("device.page_size", self.page_size),
         ];
         for (key, v) in fields {
             if v == 0 {
                 return Err(Error::config(key, "must be at least 1"));
             }
         }
-        if self.page_size < 512 || !self.page_size.is_power_of_two() {
-            return Err(Error::config(
-                "device.page_size",
-                format!("{} is not a power of two >= 512 bytes", self.page_size),
-            ));
-        }
+        check_page_size("device.page_size", self.page_size as u64)?;
         let pages = self.total_pages_u64();
         if pages > MAX_PAGES {
             return Err(Error::config(

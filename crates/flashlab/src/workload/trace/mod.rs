@@ -292,7 +292,9 @@ fn build(entry: &FormatEntry, input: input::Input, opts: &TraceOptions) -> Resul
     };
     let settings = Settings { device: opts.device, unit_ns };
     let source = (entry.open)(input, &settings)?;
-    Ok(Reader::new(source, opts.device, opts.time_scale))
+    let mut reader = Reader::new(source, opts.device, opts.time_scale);
+    reader.require_requests(&opts.path.display().to_string())?;
+    Ok(reader)
 }
 
 /// Where a file-level problem (no line) happened.
