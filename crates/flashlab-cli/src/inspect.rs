@@ -43,14 +43,25 @@ pub fn dry_run(cfg: &Config, out: &Path) -> Result<()> {
         cfg.ftl.gc_schedule.as_deref().unwrap_or(flashlab::ftl::schedule::DEFAULT),
         cfg.buffer.policy
     ));
-    emit(format!("workload     {workload}; mode {:?}, seed {}", cfg.sim.mode, cfg.seed));
+    let mode = serde_json::to_value(cfg.sim.mode)?;
+    emit(format!("workload     {workload}; {} mode, seed {}", mode.as_str().unwrap_or("?"), cfg.seed));
     emit(format!(
-        "memory       about {:.3} GiB of simulator state (sim.memory_limit {:.1} GiB)",
-        memory as f64 / gib,
-        cfg.sim.memory_limit.0 as f64 / gib
+        "memory       about {} of simulator state (sim.memory_limit {})",
+        human_bytes(memory),
+        human_bytes(cfg.sim.memory_limit.0)
     ));
     emit(format!("dry run      nothing simulated; a run would write {}", out.join("results.json").display()));
     Ok(())
+}
+
+/// Bytes in MiB or GiB.
+fn human_bytes(bytes: u64) -> String {
+    let mib = bytes as f64 / (1u64 << 20) as f64;
+    if mib < 1024.0 {
+        format!("{mib:.1} MiB")
+    } else {
+        format!("{:.2} GiB", mib / 1024.0)
+    }
 }
 
 /// `flashlab docs`: print or write `config.md` and `results.md`.

@@ -37,20 +37,26 @@ pub struct ReadOutcome {
     pub tag: Option<u32>,
 }
 
-/// Counters kept by the FTL itself (flash operation counts live in [`NandCounters`]).
+/// Counters kept by the FTL itself (flash operation counts are in [`NandCounters`], `flash`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct FtlCounters {
     /// Host page writes that reached the FTL.
+    #[schemars(extend("x-unit" = "pages"))]
     pub host_writes: u64,
     /// Host page reads that reached the FTL (mapped or not).
+    #[schemars(extend("x-unit" = "pages"))]
     pub host_reads: u64,
     /// Host page reads of never-written (or trimmed) pages: no flash read.
+    #[schemars(extend("x-unit" = "pages"))]
     pub unmapped_reads: u64,
     /// Host page trims that reached the FTL.
+    #[schemars(extend("x-unit" = "pages"))]
     pub trims: u64,
     /// Segments collected by GC.
+    #[schemars(extend("x-unit" = "segments"))]
     pub gc_victims: u64,
     /// Valid pages moved by GC (copy-back or read+program).
+    #[schemars(extend("x-unit" = "pages"))]
     pub gc_copies: u64,
     /// GC rounds that collected at least one victim (foreground and background).
     pub gc_rounds: u64,

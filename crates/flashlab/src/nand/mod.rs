@@ -23,12 +23,16 @@ pub const NO_LPN: u32 = u32::MAX;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct NandCounters {
     /// Page reads whose data crossed the bus (host reads, GC moves across planes).
+    #[schemars(extend("x-unit" = "pages"))]
     pub reads: u64,
     /// Page programs, copy-back programs included.
+    #[schemars(extend("x-unit" = "pages"))]
     pub programs: u64,
     /// In-plane copy-backs (each is also one program).
+    #[schemars(extend("x-unit" = "pages"))]
     pub copybacks: u64,
     /// Block erases (a line erase counts one per block).
+    #[schemars(extend("x-unit" = "blocks"))]
     pub erases: u64,
 }
 
