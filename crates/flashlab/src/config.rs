@@ -40,7 +40,8 @@ pub struct DeviceConfig {
     /// Capacity exported to the host. Give this or `over_provisioning`, or both if they agree.
     #[serde(default)]
     pub logical_capacity: Option<ByteSize>,
-    /// Spare space as a fraction of the logical capacity: (physical - logical) / logical.
+    /// Spare space as a fraction of the logical capacity: (physical - logical) / logical
+    /// (0.07 when neither this nor `logical_capacity` is given).
     #[serde(default)]
     pub over_provisioning: Option<f64>,
 }
@@ -66,7 +67,6 @@ pub enum Mode {
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SimConfig {
-    /// `accounting`: operation counts only (fastest); `timing`: also latency and throughput.
     #[serde(default = "d_mode")]
     pub mode: Mode,
     /// Validate every invariant after every page operation (slow: O(device) each).

@@ -145,7 +145,7 @@ pub enum DefragMode {
 #[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct LogParams {
-    /// Log blocks per plane.
+    /// Log blocks per plane (default: 3% of a plane's blocks, at least 1 for BAST, 2 for FAST).
     pub log_blocks: Option<u32>,
     /// Where defragmentation copies go: `"merge"` (default) or `"eager"`.
     #[serde(default)]

@@ -50,7 +50,7 @@ pub struct CacheParams {
     /// (`read-ahead`), or its translation page's entries (`page-chunk`).
     #[serde(default = "d_loading")]
     pub loading: Loading,
-    /// LRU unit: `page` (default: a translation page's cached entries share recency) or `entry`.
+    /// LRU unit: `page` (a translation page's cached entries share recency) or `entry`.
     #[serde(default = "d_recency")]
     pub recency: Recency,
     /// Entries loaded by `read-ahead` (the missing one included).
