@@ -11,6 +11,7 @@ use flashlab::{sim, Config};
 use indicatif::{ProgressBar, ProgressStyle};
 
 mod bench;
+mod inspect;
 
 #[derive(Parser)]
 #[command(name = "flashlab", version, about = "Fast, deterministic, trace-driven NAND flash storage simulator")]
@@ -37,6 +38,36 @@ enum Cmd {
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
+        /// Load and validate the config, print what would run, and stop: nothing is simulated
+        /// or written.
+        #[arg(long)]
+        dry_run: bool,
+        /// Print results.json on stdout instead of the text summary (the files are still written).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show a config as it would run: every key with its default filled in, a comment with its
+    /// description and unit (see docs/config.md).
+    Config {
+        #[command(subcommand)]
+        cmd: ConfigCmd,
+    },
+    /// Compare runs: the config keys that differ, then every scalar of results.json side by side
+    /// with its ratio to the first file's.
+    Compare {
+        /// Two or more results.json files; ratios are to the first.
+        #[arg(required = true, num_args = 2..)]
+        results: Vec<PathBuf>,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the configuration and results references (docs/config.md, docs/results.md),
+    /// generated from the code; `--write docs` regenerates the shipped files.
+    Docs {
+        /// Write config.md and results.md into this directory instead of printing them.
+        #[arg(long, value_name = "DIR")]
+        write: Option<PathBuf>,
     },
     /// Reproduce a paper's results: writes DIR/NAME/results.json, report.md and plots.
     Reproduce {
@@ -80,6 +111,17 @@ enum Cmd {
     PeakRss {
         preset: String,
         #[arg(long = "set")]
+        sets: Vec<String>,
+    },
+}
+
+#[derive(Subcommand)]
+enum ConfigCmd {
+    /// Print the resolved config (a path or a preset, with --set overrides) as TOML.
+    Show {
+        config: String,
+        /// Override a config key, e.g. --set ftl.gc=fifo
+        #[arg(long = "set", value_name = "KEY=VALUE")]
         sets: Vec<String>,
     },
 }
@@ -135,7 +177,7 @@ fn main() -> ExitCode {
 
 fn real_main() -> Result<()> {
     match Cli::parse().cmd {
-        Cmd::Run { config, out, mut sets, crash_at, quiet } => {
+        Cmd::Run { config, out, mut sets, crash_at, quiet, dry_run, json } => {
             if let Some(n) = crash_at {
                 if let Some(s) =
                     sets.iter().find(|s| s.split_once('=').is_some_and(|(k, _)| k.trim() == "sim.crash_at"))
@@ -144,8 +186,14 @@ fn real_main() -> Result<()> {
                 }
                 sets.push(format!("sim.crash_at={n}"));
             }
-            run(&config, &out, &sets, quiet)
+            if dry_run {
+                return inspect::dry_run(&load_config(&config, &sets)?, &out);
+            }
+            run(&config, &out, &sets, quiet, json)
         }
+        Cmd::Config { cmd: ConfigCmd::Show { config, sets } } => inspect::config_show(&config, &sets),
+        Cmd::Compare { results, json } => inspect::compare(&results, json),
+        Cmd::Docs { write } => inspect::docs(write.as_deref()),
         Cmd::Trace { cmd: TraceCmd::Stats { file, format, device, page_size, json } } => {
             let opts = flashlab::workload::trace::TraceOptions {
                 format,
@@ -178,19 +226,28 @@ pub fn load_config(name: &str, sets: &[String]) -> Result<Config> {
     Ok(Config::load_named(name, sets)?)
 }
 
-fn run(config: &str, out: &Path, sets: &[String], quiet: bool) -> Result<()> {
+fn run(config: &str, out: &Path, sets: &[String], quiet: bool, as_json: bool) -> Result<()> {
     let cfg = load_config(config, sets)?;
     // Fail on an unusable output directory before simulating, not after.
     std::fs::create_dir_all(out).with_context(|| format!("creating output directory {}", out.display()))?;
     let mut bar = Bar::new(quiet);
     let results = sim::run(&cfg, &mut bar)?;
-    emit(format!("{results}"));
+    if as_json {
+        emit(results.to_json());
+    } else {
+        emit(format!("{results}"));
+    }
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let json = out.join("results.json");
     std::fs::write(&json, results.to_json()).with_context(|| format!("writing {}", json.display()))?;
     let csv = out.join("series.csv");
     std::fs::write(&csv, results.series_csv()).with_context(|| format!("writing {}", csv.display()))?;
-    emit(format!("results      {} and {}", json.display(), csv.display()));
+    let written = format!("results      {} and {}", json.display(), csv.display());
+    if as_json {
+        eprintln!("{written}");
+    } else {
+        emit(written);
+    }
     Ok(())
 }
 

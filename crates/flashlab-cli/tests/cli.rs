@@ -1058,3 +1058,118 @@ fn every_buffer_policy_runs_every_trace() {
         }
     }
 }
+
+#[test]
+fn config_show_prints_every_key_with_its_default_and_description() {
+    let o = flashlab(&["config", "show", "default", "--set", "ftl.gc=\"2r\""]);
+    assert!(o.status.success(), "{}", text(&o));
+    let shown = String::from_utf8_lossy(&o.stdout).to_string();
+    let lines: Vec<&str> = shown.lines().collect();
+    for k in flashlab::reference::config_keys() {
+        let name = k.key.rsplit('.').next().unwrap();
+        let at = if k.ty == "table" {
+            lines.iter().position(|l| *l == format!("[{}]", k.key))
+        } else {
+            // The key under its section header, set or commented out (unset).
+            let section = lines.iter().position(|l| k.section.is_empty() || *l == format!("[{}]", k.section));
+            section.and_then(|s| {
+                lines[s..]
+                    .iter()
+                    .position(|l| l.starts_with(&format!("{name} = ")) || *l == format!("# {name} ="))
+                    .map(|i| s + i)
+            })
+        };
+        let at = at.unwrap_or_else(|| panic!("config show lacks `{}`:\n{shown}", k.key));
+        let comment = lines[at - 1];
+        assert!(comment.starts_with("# ") && comment.len() > 10, "`{}` has no description line: {comment}", k.key);
+    }
+    // Defaults are filled in, the chosen policy's parameters are listed, units are given.
+    assert!(shown.contains("\nread_us = 50.0\n"), "{shown}");
+    assert!(shown.contains("\n# threshold = 0.4\n"), "2R's parameters with defaults:\n{shown}");
+    assert!(shown.contains("(µs)") && shown.contains("(bytes)"), "{shown}");
+    // A bad config is an error, as for run.
+    let o = flashlab(&["config", "show", "default", "--set", "device.blocks_per_plane=0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("blocks_per_plane"), "{}", text(&o));
+}
+
+#[test]
+fn dry_run_validates_and_writes_nothing() {
+    let out = tmp("dry-run");
+    let o = flashlab(&["run", "default", "--dry-run", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("dry run") && t.contains("GiB logical") && t.contains("memory"), "{t}");
+    assert!(!out.exists(), "--dry-run must not create {}", out.display());
+    for bad in [
+        vec!["--set", "ftl.gc=\"greedyy\""],
+        vec!["--set", "workload.kind=\"trace\"", "--set", "workload.path=no/such.trace"],
+    ] {
+        let mut args = vec!["run", "default", "--dry-run", "--out", out.to_str().unwrap()];
+        args.extend(bad.iter());
+        let o = flashlab(&args);
+        assert_eq!(o.status.code(), Some(2), "{bad:?} should fail: {}", text(&o));
+        assert!(text(&o).contains("error:") && !text(&o).contains("panicked"), "{}", text(&o));
+        assert!(!out.exists());
+    }
+}
+
+#[test]
+fn run_json_prints_results_json_on_stdout() {
+    let out = tmp("run-json");
+    let mut args = vec!["run", "default", "--json", "--out", out.to_str().unwrap()];
+    args.extend_from_slice(SMALL);
+    let o = flashlab(&args);
+    assert!(o.status.success(), "{}", text(&o));
+    let printed: serde_json::Value = serde_json::from_slice(&o.stdout).expect("stdout is JSON");
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    assert_eq!(printed, file);
+}
+
+#[test]
+fn compare_puts_runs_side_by_side_with_ratios() {
+    let (a, b) = (tmp("compare-a"), tmp("compare-b"));
+    let va = run_small(&a, &["--set", "sim.mode=\"accounting\""]);
+    let vb = run_small(&b, &["--set", "sim.mode=\"accounting\"", "--set", "ftl.gc=\"fifo\""]);
+    let (fa, fb) = (a.join("results.json"), b.join("results.json"));
+    let (fa, fb) = (fa.to_str().unwrap(), fb.to_str().unwrap());
+    let o = flashlab(&["compare", fa, fb]);
+    assert!(o.status.success(), "{}", text(&o));
+    let t = String::from_utf8_lossy(&o.stdout).to_string();
+    let row = |key: &str| -> Vec<String> {
+        let line =
+            t.lines().find(|l| l.split_whitespace().next() == Some(key)).unwrap_or_else(|| panic!("no {key}:\n{t}"));
+        line.split_whitespace().map(String::from).collect()
+    };
+    // The config key that differs comes first, then the results with B/A.
+    assert_eq!(row("config.ftl.gc")[1..], ["greedy".to_string(), "fifo".to_string()]);
+    assert!(t.find("config.ftl.gc").unwrap() < t.find("\nwaf ").unwrap(), "{t}");
+    let (wa, wb) = (va["waf"].as_f64().unwrap(), vb["waf"].as_f64().unwrap());
+    assert_eq!(row("waf")[3], format!("{:.3}", wb / wa), "{t}");
+    let erases = row("flash.erases");
+    assert_eq!(erases[1], va["flash"]["erases"].to_string());
+    assert_eq!(erases[2], vb["flash"]["erases"].to_string());
+    // --json: the same numbers.
+    let o = flashlab(&["compare", fa, fb, "--json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let waf = j["results"].as_array().unwrap().iter().find(|r| r["key"] == "waf").expect("waf row");
+    assert_eq!(waf["values"][0].as_f64().unwrap(), wa);
+    assert!((waf["ratios"][0].as_f64().unwrap() - wb / wa).abs() < 1e-12);
+    let gc = j["config_differences"].as_array().unwrap().iter().find(|r| r["key"] == "config.ftl.gc");
+    assert_eq!(gc.expect("ftl.gc differs")["values"], serde_json::json!(["greedy", "fifo"]));
+    // Errors name the file.
+    let o = flashlab(&["compare", fa, "no/such/results.json"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("no/such/results.json"), "{}", text(&o));
+    let csv = a.join("series.csv");
+    let o = flashlab(&["compare", fa, csv.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("series.csv: not JSON"), "{}", text(&o));
+    let other = a.join("other.json");
+    std::fs::write(&other, "{\"waf\": 1.0}").unwrap();
+    let o = flashlab(&["compare", fa, other.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("other.json: not a flashlab results.json"), "{}", text(&o));
+}

@@ -14,25 +14,34 @@ use crate::nand::{GcUnit, Geometry, Layout, TimingParams};
 use crate::units::ByteSize;
 
 /// `[device]`: geometry and capacity.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DeviceConfig {
+    /// Flash channels (buses shared by their chips).
     #[serde(default = "one")]
     pub channels: u32,
+    /// Chips on each channel.
     #[serde(default = "one")]
     pub chips_per_channel: u32,
+    /// Dies in each chip.
     #[serde(default = "one")]
     pub dies_per_chip: u32,
+    /// Planes in each die (each plane has its own blocks and, with `timing.plane_parallel`, works
+    /// in parallel).
     #[serde(default = "one")]
     pub planes_per_die: u32,
+    /// Required: erase blocks in each plane.
     pub blocks_per_plane: u32,
+    /// Required: pages in each erase block.
     pub pages_per_block: u32,
+    /// Flash page size, the unit of reads and programs (a power of two).
     #[serde(default = "d_page")]
     pub page_size: ByteSize,
     /// Capacity exported to the host. Give this or `over_provisioning`, or both if they agree.
     #[serde(default)]
     pub logical_capacity: Option<ByteSize>,
-    /// Spare space as a fraction of the logical capacity: (physical - logical) / logical.
+    /// Spare space as a fraction of the logical capacity: (physical - logical) / logical
+    /// (0.07 when neither this nor `logical_capacity` is given).
     #[serde(default)]
     pub over_provisioning: Option<f64>,
 }
@@ -45,7 +54,7 @@ fn d_page() -> ByteSize {
 }
 
 /// Simulation mode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     /// Operation counts only.
@@ -54,8 +63,8 @@ pub enum Mode {
     Timing,
 }
 
-/// `[sim]`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// `[sim]`: how to simulate and what to record.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SimConfig {
     #[serde(default = "d_mode")]
@@ -117,7 +126,7 @@ impl Default for SimConfig {
 }
 
 /// `[precondition]`: bring the device to a steady state before measuring. Excluded from results.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PreconditionConfig {
     /// Write every logical page once, in order.
@@ -129,9 +138,10 @@ pub struct PreconditionConfig {
 }
 
 /// A whole run. Built by [`Config::from_toml_str`] / [`Config::load`].
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
+    /// Name of the run, echoed in the summary and results.json.
     #[serde(default)]
     pub name: Option<String>,
     /// The one seed every random choice derives from.
@@ -146,7 +156,9 @@ pub struct Config {
     pub buffer: BufferConfig,
     #[serde(default)]
     pub host: HostConfig,
-    /// `kind` names a generator or `trace`; the rest belongs to it.
+    /// Required: `kind` names a generator or `trace`; the other keys belong to it (see
+    /// "Parameter tables").
+    #[schemars(with = "crate::reference::FreeTable")]
     pub workload: toml::Table,
     #[serde(default)]
     pub precondition: PreconditionConfig,

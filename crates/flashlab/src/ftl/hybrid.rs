@@ -127,7 +127,7 @@ pub struct HybridFtl {
 }
 
 /// Where a defragmentation copy (`Ftl::defrag_copy`) is programmed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum DefragMode {
     /// Recorded, and done by copy-back inside the next merge of the target's logical block
@@ -142,10 +142,10 @@ pub enum DefragMode {
 }
 
 /// `[ftl.mapping_params]` of the log-block schemes.
-#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct LogParams {
-    /// Log blocks per plane.
+    /// Log blocks per plane (default: 3% of a plane's blocks, at least 1 for BAST, 2 for FAST).
     pub log_blocks: Option<u32>,
     /// Where defragmentation copies go: `"merge"` (default) or `"eager"`.
     #[serde(default)]

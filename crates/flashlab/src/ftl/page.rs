@@ -70,6 +70,9 @@ struct Gate {
 }
 
 pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
+    if let Some(k) = spec.config.mapping_params.keys().next() {
+        return Err(Error::config(format!("ftl.mapping_params.{k}"), "the page mapping takes no parameters"));
+    }
     Ok(Box::new(PageFtl::new(spec)?))
 }
 

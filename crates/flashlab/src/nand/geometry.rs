@@ -29,7 +29,7 @@ pub struct Geometry {
 }
 
 /// The erase / garbage-collection unit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum GcUnit {
     Block,
