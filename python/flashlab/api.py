@@ -135,17 +135,20 @@ def _plain(v: Any, where: str) -> Any:
     raise TypeError(f"{where}: a {type(v).__name__} has no TOML form (use numbers, strings, booleans, lists and dicts)")
 
 
-def _args(config: ConfigLike, workload: WorkloadLike, overrides: Optional[Mapping[str, Any]]):
+def _args(config: ConfigLike, workload: WorkloadLike, overrides: Optional[Mapping[str, Any]],
+          grid: Optional[Mapping[str, Any]] = None):
     """(name, tree_json, overrides_json) for the core: absolute paths, dotted keys as overrides,
-    so the same arguments mean the same run in another process, directory or machine."""
-    sets: list = []
+    so the same arguments mean the same run in another process, directory or machine. Each
+    override carries a label naming it as the caller wrote it (``overrides['ftl.gc'] = 'fifo'``),
+    which error messages quote."""
+    sets: list = []  # (key, value, label)
     if isinstance(config, Mapping):
         tree: dict = {}
         for k, v in config.items():
             if not isinstance(k, str):
                 raise TypeError(f"config dict: key {k!r} is not a string")
             if "." in k:
-                sets.append((k, v))  # {"ftl.gc": "fifo"} at the top: an override
+                sets.append((k, v, f"config[{k!r}] = {v!r}"))  # {"ftl.gc": "fifo"} at the top: an override
             else:
                 tree[k] = _anchored(k, _plain(v, k))
         name, tree_json = "config dict", json.dumps(tree)
@@ -157,19 +160,20 @@ def _args(config: ConfigLike, workload: WorkloadLike, overrides: Optional[Mappin
         raise TypeError(f"config must be a preset name, a TOML path or a dict, not {type(config).__name__}")
     if workload is not None:
         if isinstance(workload, Mapping):
-            sets.append(("workload", workload))
+            sets.append(("workload", workload, f"workload={workload!r}"))
         elif isinstance(workload, (str, os.PathLike)):
-            sets.append(("workload", {"kind": "trace", "path": os.fspath(workload)}))
+            sets.append(("workload", {"kind": "trace", "path": os.fspath(workload)}, f"workload={os.fspath(workload)!r}"))
         else:
             raise TypeError(f"workload must be a trace path or a dict, not {type(workload).__name__}")
     if overrides is not None and not isinstance(overrides, Mapping):
         raise TypeError(f"overrides must be a dict of {{'dotted.key': value}}, not {type(overrides).__name__}")
-    sets.extend((overrides or {}).items())
+    sets.extend((k, v, f"overrides[{k!r}] = {v!r}") for k, v in (overrides or {}).items())
+    sets.extend((k, v, f"grid point {k!r} = {v!r}") for k, v in (grid or {}).items())
     pairs = []
-    for k, v in sets:
+    for k, v, label in sets:
         if not isinstance(k, str):
             raise TypeError(f"overrides: key {k!r} is not a string (use 'section.key')")
-        pairs.append((k, _anchored(k, _plain(v, k))))
+        pairs.append((k, _anchored(k, _plain(v, k)), label))
     return name, tree_json, json.dumps(pairs)
 
 

@@ -152,7 +152,7 @@ def sweep(
     base_sets = dict(overrides or {})
     jobs, configs = [], []
     for p in pts:
-        args = _args(base_config, workload, {**base_sets, **p})
+        args = _args(base_config, workload, {k: v for k, v in base_sets.items() if k not in p}, grid=p)
         try:
             configs.append(json.loads(_flashlab.check(*args)))
         except _flashlab.FlashlabError as e:

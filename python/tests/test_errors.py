@@ -28,7 +28,28 @@ def test_unknown_policy_lists_the_valid_ones(cli, tmp_path):
     with pytest.raises(flashlab.FlashlabError) as e:
         flashlab.run("default", overrides={"ftl.gc": "bogus"})
     assert "unknown GC policy `bogus`; valid: greedy, cost-benefit, fifo, 2r, 2r++" in str(e.value)
-    assert str(e.value) == cli_error(cli, tmp_path, "run", "default", "--set", 'ftl.gc="bogus"')
+    # The same message as the CLI's, the override named as each caller wrote it.
+    cli_msg = cli_error(cli, tmp_path, "run", "default", "--set", 'ftl.gc="bogus"')
+    assert "(in --set ftl.gc=\"bogus\")" in cli_msg
+    assert str(e.value) == cli_msg.replace('--set ftl.gc="bogus"', "overrides['ftl.gc'] = 'bogus'")
+
+
+def test_python_errors_name_keys_as_the_caller_wrote_them():
+    """No CLI syntax in Python errors: a dotted key in a config dict, an override, a grid point
+    and the workload argument are each quoted in Python's own form."""
+    with pytest.raises(flashlab.FlashlabError) as e:
+        flashlab.run({"device": {"blocks_per_plane": 64, "pages_per_block": 64}, "workload": {"kind": "uniform"},
+                      "ftl.gcc": "greedy"})
+    assert str(e.value).startswith("config['ftl.gcc'] = 'greedy': field `ftl.gcc`: unknown field"), str(e.value)
+    with pytest.raises(flashlab.FlashlabError) as e:
+        flashlab.run("default", overrides={"ftl.gcc": "greedy"})
+    assert str(e.value).startswith("overrides['ftl.gcc'] = 'greedy': field `ftl.gcc`"), str(e.value)
+    with pytest.raises(flashlab.FlashlabError) as e:
+        flashlab.sweep("default", {"ftl.gc": ["greedy", "bogus"]}, backend="thread")
+    assert "grid point 'ftl.gc' = 'bogus'" in str(e.value) and "--set" not in str(e.value), str(e.value)
+    with pytest.raises(flashlab.FlashlabError) as e:
+        flashlab.run("default", workload={"kind": "uniform", "thetaa": 1})
+    assert "--set" not in str(e.value) and "workload=" in str(e.value), str(e.value)
 
 
 def test_misspelt_key_names_file_line_and_field(cli, tmp_path):
@@ -93,12 +114,12 @@ def test_nan_and_odd_types_name_the_key():
 def test_overridden_values_are_blamed_on_the_override(tmp_path):
     with pytest.raises(flashlab.FlashlabError) as e:
         flashlab.run("default", overrides={"workload.theta": "high"})
-    assert str(e.value).startswith('--set workload.theta="high": field `workload.theta`'), str(e.value)
+    assert str(e.value).startswith("overrides['workload.theta'] = 'high': field `workload.theta`"), str(e.value)
     trace = tmp_path / "t.csv"
     trace.write_text("0,hm,0,Write,0,4096,0\n")
     with pytest.raises(flashlab.FlashlabError) as e:
         flashlab.run("default", workload=trace, overrides={"workload.volume_ratio": 0.2})
-    assert "`workload.volume_ratio`: unknown key in --set workload.volume_ratio=0.2 for a trace workload" in str(e.value)
+    assert "`workload.volume_ratio`: unknown key in overrides['workload.volume_ratio'] = 0.2 for a trace workload" in str(e.value)
     with pytest.raises(flashlab.FlashlabError) as e:
         flashlab.run("default", workload=tmp_path / "missing.csv")
     assert "`workload.path`" in str(e.value) and "missing.csv: No such file" in str(e.value)

@@ -1,5 +1,6 @@
 """Plot helpers draw what the tables hold; the example script runs end to end."""
 
+import os
 import subprocess
 import sys
 
@@ -63,6 +64,26 @@ def test_example_gc_sweep_runs(tmp_path):
     assert p.returncode == 0, p.stderr
     assert out.stat().st_size > 10_000
     assert "greedy" in p.stdout and "waf" in p.stdout
+
+
+def test_example_gc_sweep_without_matplotlib_prints_the_table_and_says_why(tmp_path):
+    """`pip install .` has no matplotlib: the example still runs to the end, saying how to add it."""
+    blocker = tmp_path / "block" / "matplotlib"
+    blocker.mkdir(parents=True)
+    (blocker / "__init__.py").write_text("raise ImportError('matplotlib hidden for this test')\n")
+    out = tmp_path / "gc_sweep.png"
+    env = {**os.environ, "PYTHONPATH": str(blocker.parent)}
+    p = subprocess.run(
+        [sys.executable, str(REPO / "examples" / "gc_sweep.py"), "--quick", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert p.returncode == 0, p.stderr
+    assert "greedy" in p.stdout and "waf" in p.stdout
+    assert 'matplotlib is not installed (pip install ".[plot]" adds it)' in p.stdout
+    assert not out.exists()
 
 
 def test_missing_columns_are_named():

@@ -11,6 +11,7 @@ use flashlab::{sim, Config};
 use indicatif::{ProgressBar, ProgressStyle};
 
 mod bench;
+mod inspect;
 
 #[derive(Parser)]
 #[command(name = "flashlab", version, about = "Fast, deterministic, trace-driven NAND flash storage simulator")]
@@ -37,6 +38,36 @@ enum Cmd {
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
+        /// Load and validate the config, print what would run, and stop: nothing is simulated
+        /// or written.
+        #[arg(long)]
+        dry_run: bool,
+        /// Print results.json on stdout instead of the text summary (the files are still written).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show a config as it would run: every key with its default filled in, a comment with its
+    /// description and unit (see docs/config.md).
+    Config {
+        #[command(subcommand)]
+        cmd: ConfigCmd,
+    },
+    /// Compare runs: the config keys that differ, then every scalar of results.json side by side
+    /// with its ratio to the first file's.
+    Compare {
+        /// Two or more results.json files; ratios are to the first.
+        #[arg(required = true, num_args = 2..)]
+        results: Vec<PathBuf>,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the configuration and results references (docs/config.md, docs/results.md),
+    /// generated from the code; `--write docs` regenerates the shipped files.
+    Docs {
+        /// Write config.md and results.md into this directory instead of printing them.
+        #[arg(long, value_name = "DIR")]
+        write: Option<PathBuf>,
     },
     /// Reproduce a paper's results: writes DIR/NAME/results.json, report.md and plots.
     Reproduce {
@@ -48,8 +79,8 @@ enum Cmd {
         #[arg(long, default_value = "out")]
         out: PathBuf,
         /// Simulations run in parallel (default: available cores).
-        #[arg(long)]
-        threads: Option<usize>,
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        threads: Option<u32>,
         #[arg(long)]
         quiet: bool,
     },
@@ -85,6 +116,17 @@ enum Cmd {
 }
 
 #[derive(Subcommand)]
+enum ConfigCmd {
+    /// Print the resolved config (a path or a preset, with --set overrides) as TOML.
+    Show {
+        config: String,
+        /// Override a config key, e.g. --set ftl.gc=fifo
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
+    },
+}
+
+#[derive(Subcommand)]
 enum TraceCmd {
     /// Records, read/write mix, size histogram, address span, footprint.
     Stats {
@@ -95,13 +137,19 @@ enum TraceCmd {
         /// Keep only this device / volume / ASU / LUN.
         #[arg(long)]
         device: Option<u64>,
-        /// Page size for the footprint, in bytes.
-        #[arg(long, default_value_t = 4096)]
+        /// Page size for the footprint: bytes or a size with a unit (4096, 4KiB); a power of
+        /// two of at least 512 B.
+        #[arg(long, default_value = "4KiB", value_parser = parse_size)]
         page_size: u64,
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
     },
+}
+
+/// A byte size with an optional unit, as config files take them.
+fn parse_size(text: &str) -> Result<u64, String> {
+    flashlab::units::parse_size(text)
 }
 
 /// Print to stdout; a closed pipe (`flashlab list | head`) ends the program quietly.
@@ -129,10 +177,23 @@ fn main() -> ExitCode {
 
 fn real_main() -> Result<()> {
     match Cli::parse().cmd {
-        Cmd::Run { config, out, mut sets, crash_at, quiet } => {
-            sets.extend(crash_at.map(|n| format!("sim.crash_at={n}")));
-            run(&config, &out, &sets, quiet)
+        Cmd::Run { config, out, mut sets, crash_at, quiet, dry_run, json } => {
+            if let Some(n) = crash_at {
+                if let Some(s) =
+                    sets.iter().find(|s| s.split_once('=').is_some_and(|(k, _)| k.trim() == "sim.crash_at"))
+                {
+                    anyhow::bail!("--crash-at {n} and --set {s} both set sim.crash_at: give one");
+                }
+                sets.push(format!("sim.crash_at={n}"));
+            }
+            if dry_run {
+                return inspect::dry_run(&load_config(&config, &sets)?, &out);
+            }
+            run(&config, &out, &sets, quiet, json)
         }
+        Cmd::Config { cmd: ConfigCmd::Show { config, sets } } => inspect::config_show(&config, &sets),
+        Cmd::Compare { results, json } => inspect::compare(&results, json),
+        Cmd::Docs { write } => inspect::docs(write.as_deref()),
         Cmd::Trace { cmd: TraceCmd::Stats { file, format, device, page_size, json } } => {
             let opts = flashlab::workload::trace::TraceOptions {
                 format,
@@ -147,7 +208,9 @@ fn real_main() -> Result<()> {
             }
             Ok(())
         }
-        Cmd::Reproduce { name, scale, out, threads, quiet } => reproduce(&name, &scale, &out, threads, quiet),
+        Cmd::Reproduce { name, scale, out, threads, quiet } => {
+            reproduce(&name, &scale, &out, threads.map(|t| t as usize), quiet)
+        }
         Cmd::Plot { results, out } => plot(&results, out.as_deref()),
         Cmd::List => {
             list();
@@ -163,19 +226,28 @@ pub fn load_config(name: &str, sets: &[String]) -> Result<Config> {
     Ok(Config::load_named(name, sets)?)
 }
 
-fn run(config: &str, out: &Path, sets: &[String], quiet: bool) -> Result<()> {
+fn run(config: &str, out: &Path, sets: &[String], quiet: bool, as_json: bool) -> Result<()> {
     let cfg = load_config(config, sets)?;
     // Fail on an unusable output directory before simulating, not after.
     std::fs::create_dir_all(out).with_context(|| format!("creating output directory {}", out.display()))?;
     let mut bar = Bar::new(quiet);
     let results = sim::run(&cfg, &mut bar)?;
-    emit(format!("{results}"));
+    if as_json {
+        emit(results.to_json());
+    } else {
+        emit(format!("{results}"));
+    }
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let json = out.join("results.json");
     std::fs::write(&json, results.to_json()).with_context(|| format!("writing {}", json.display()))?;
     let csv = out.join("series.csv");
     std::fs::write(&csv, results.series_csv()).with_context(|| format!("writing {}", csv.display()))?;
-    emit(format!("results      {} and {}", json.display(), csv.display()));
+    let written = format!("results      {} and {}", json.display(), csv.display());
+    if as_json {
+        eprintln!("{written}");
+    } else {
+        emit(written);
+    }
     Ok(())
 }
 

@@ -4,6 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+#[path = "../../flashlab/tests/common/skip.rs"]
+mod skip;
+
 fn flashlab(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_flashlab")).args(args).current_dir(repo()).output().expect("run flashlab")
 }
@@ -59,7 +62,7 @@ fn run_writes_results_with_the_promised_keys() {
         "latency_us.write.mean",
         "latency_us.write.p50",
         "latency_us.read.max",
-        "throughput_mb_s",
+        "throughput_mib_s",
         "config.ftl.gc",
     ] {
         assert!(!get(&v, key).is_null(), "results.json lacks `{key}`");
@@ -227,7 +230,10 @@ fn trace_files() -> Vec<PathBuf> {
     if shared.is_dir() {
         walk(&shared, &mut files);
     } else {
-        eprintln!("../shared/traces not found beside the checkout: replaying the shipped excerpts only");
+        skip::skipped(
+            "replaying the full ../shared/traces files",
+            "../shared/traces not found beside the checkout (the shipped excerpts were replayed)",
+        );
     }
     files
 }
@@ -390,6 +396,120 @@ fn errors_from_overrides_name_the_override_and_empty_values_unset_keys() {
     assert!((v["waf"].as_f64().unwrap() - 1.0).abs() < 1e-9, "sequential overwrite of a filled device: WAF 1");
 }
 
+/// A skipped check is logged and `scripts/test` lists it under "skipped checks" after the runs
+/// (libtest itself can only say ok): the log line and the summary script, end to end.
+#[test]
+fn skipped_checks_are_listed_by_the_test_command() {
+    let dir = tmp("skiplog");
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("skipped.log");
+    skip::skipped_to(&log, "fsck of an image", "`fsck.fat` not found (install dosfstools)");
+    skip::skipped_to(&log, "fsck of an image", "`fsck.fat` not found (install dosfstools)");
+    let o = Command::new("bash").arg(repo().join("scripts/skipped-summary")).arg(&log).output().unwrap();
+    let out = text(&o);
+    assert!(out.contains("skipped checks: 1 kinds"), "{out}");
+    assert!(out.contains("SKIPPED fsck of an image: `fsck.fat` not found (install dosfstools) (x2)"), "{out}");
+    let script = std::fs::read_to_string(repo().join("scripts/test")).unwrap();
+    assert!(script.contains("FLASHLAB_SKIP_LOG") && script.contains("trap 'bash scripts/skipped-summary"), "{script}");
+}
+
+/// Options that contradict each other or cannot work are errors, not silently resolved.
+#[test]
+fn conflicting_and_impossible_options_are_refused() {
+    let o = flashlab(&["run", "default", "--quiet", "--crash-at", "100", "--set", "sim.crash_at=200"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("--crash-at 100 and --set sim.crash_at=200"), "{}", text(&o));
+    let o = flashlab(&["reproduce", "wadpm", "--threads", "0", "--out", tmp("threads0").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("--threads"), "{}", text(&o));
+    // Page sizes take units and follow the device rule (a power of two of at least 512 B).
+    let o = flashlab(&["trace", "stats", "builtin:msnfs", "--page-size", "8KiB", "--json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["page_size"], 8192);
+    let o = flashlab(&["trace", "stats", "builtin:msnfs", "--page-size", "3000"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("3000 bytes is not a power of two"), "{}", text(&o));
+}
+
+/// A config path that does not exist is an error even when a preset has its stem (outside the
+/// clone `configs/trace.toml` used to run the embedded `trace` preset silently).
+#[test]
+fn a_missing_config_path_is_an_error_not_the_preset_of_its_name() {
+    let dir = tmp("missing-config");
+    std::fs::create_dir_all(&dir).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_flashlab"))
+        .args(["run", "configs/trace.toml", "--quiet"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("configs/trace.toml: No such file"), "{}", text(&o));
+    assert!(!dir.join("out").exists(), "nothing ran");
+}
+
+/// A trace with no request is an error naming the file; a run too short to leave the transient
+/// says so in a warning (summary and results.json).
+#[test]
+fn an_empty_trace_is_an_error_and_a_short_one_warns() {
+    let dir = tmp("empty-trace");
+    std::fs::create_dir_all(&dir).unwrap();
+    let empty = dir.join("empty.csv");
+    std::fs::write(&empty, "").unwrap();
+    let e = empty.to_str().unwrap();
+    let o = flashlab(&["trace", "stats", e, "--format", "msr"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("empty.csv: no request: the trace is empty"), "{}", text(&o));
+    assert!(!text(&o).contains("device column"), "{}", text(&o));
+    let path = format!("workload.path=\"{e}\"");
+    let o = flashlab(&["run", "trace", "--quiet", "--set", &path, "--set", "workload.format=msr"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("empty.csv: no request"), "{}", text(&o));
+    // One request of a device with a device filter that keeps nothing.
+    let one = dir.join("one.csv");
+    std::fs::write(&one, "128166372000000000,hm,0,Write,0,4096,100\n").unwrap();
+    let o = flashlab(&["trace", "stats", one.to_str().unwrap(), "--format", "msr", "--device", "3"]);
+    assert!(text(&o).contains("no request for device 3"), "{}", text(&o));
+    // A short run on the small default device in steady state (filled, then overwritten once):
+    // GC runs, but on fewer host writes than the device's spare pages.
+    let out = dir.join("short");
+    let o = flashlab(&[
+        "run",
+        "default",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+        "--set",
+        "workload.volume_ratio=0.05",
+        "--set",
+        "precondition.overwrite=1.0",
+        "--set",
+        "sim.mode=\"accounting\"",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("warning      the measured phase wrote"), "{}", text(&o));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    assert!(v["warnings"][0].as_str().unwrap().contains("fewer than the device's"), "{v}");
+    // Without preconditioning nothing is erased: a different warning.
+    let o = flashlab(&[
+        "run",
+        "default",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+        "--set",
+        "precondition.fill=false",
+        "--set",
+        "precondition.overwrite=0",
+        "--set",
+        "workload.volume_ratio=0.1",
+        "--set",
+        "sim.mode=\"accounting\"",
+    ]);
+    assert!(text(&o).contains("no block was erased") && text(&o).contains("an empty device"), "{}", text(&o));
+}
+
 #[test]
 fn an_unusable_output_directory_fails_before_simulating() {
     let f = tmp("out-is-a-file");
@@ -406,7 +526,7 @@ fn an_unusable_output_directory_fails_before_simulating() {
 /// the plane they need, and wait for it whatever the striping.
 #[test]
 fn dynamic_striping_keeps_writes_away_from_planes_in_gc() {
-    let tput = |v: &serde_json::Value| v["throughput_mb_s"].as_f64().unwrap();
+    let tput = |v: &serde_json::Value| v["throughput_mib_s"].as_f64().unwrap();
     let p99 = |v: &serde_json::Value| v["latency_us"]["write"]["p99"].as_f64().unwrap();
     for schedule in ["classic", "watermark"] {
         let s = format!("ftl.gc_schedule=\"{schedule}\"");
@@ -601,7 +721,7 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
     assert!(real["erases"].as_u64().unwrap() > 0, "FAST merges on the IOzone capture's random writes");
     for r in wrows {
         assert!(
-            r["workload"].is_string() && r["policy"].is_string() && r["throughput_mb_s"].as_f64().unwrap() > 0.0,
+            r["workload"].is_string() && r["policy"].is_string() && r["throughput_mib_s"].as_f64().unwrap() > 0.0,
             "{r}"
         );
     }
@@ -764,7 +884,7 @@ fn browser_check(index: &Path, images: usize) {
             std::env::var("FLASHLAB_REQUIRE_CHROMIUM").is_err(),
             "FLASHLAB_REQUIRE_CHROMIUM is set but chromium is not installed"
         );
-        eprintln!("chromium not installed: skipping the browser check of index.html (apt-get install chromium)");
+        skip::skipped("browser check of index.html", "chromium not installed (apt-get install chromium)");
         return;
     };
     let dir = index.parent().unwrap().join("browser");
@@ -937,4 +1057,119 @@ fn every_buffer_policy_runs_every_trace() {
             }
         }
     }
+}
+
+#[test]
+fn config_show_prints_every_key_with_its_default_and_description() {
+    let o = flashlab(&["config", "show", "default", "--set", "ftl.gc=\"2r\""]);
+    assert!(o.status.success(), "{}", text(&o));
+    let shown = String::from_utf8_lossy(&o.stdout).to_string();
+    let lines: Vec<&str> = shown.lines().collect();
+    for k in flashlab::reference::config_keys() {
+        let name = k.key.rsplit('.').next().unwrap();
+        let at = if k.ty == "table" {
+            lines.iter().position(|l| *l == format!("[{}]", k.key))
+        } else {
+            // The key under its section header, set or commented out (unset).
+            let section = lines.iter().position(|l| k.section.is_empty() || *l == format!("[{}]", k.section));
+            section.and_then(|s| {
+                lines[s..]
+                    .iter()
+                    .position(|l| l.starts_with(&format!("{name} = ")) || *l == format!("# {name} ="))
+                    .map(|i| s + i)
+            })
+        };
+        let at = at.unwrap_or_else(|| panic!("config show lacks `{}`:\n{shown}", k.key));
+        let comment = lines[at - 1];
+        assert!(comment.starts_with("# ") && comment.len() > 10, "`{}` has no description line: {comment}", k.key);
+    }
+    // Defaults are filled in, the chosen policy's parameters are listed, units are given.
+    assert!(shown.contains("\nread_us = 50.0\n"), "{shown}");
+    assert!(shown.contains("\n# threshold = 0.4\n"), "2R's parameters with defaults:\n{shown}");
+    assert!(shown.contains("(µs)") && shown.contains("(bytes)"), "{shown}");
+    // A bad config is an error, as for run.
+    let o = flashlab(&["config", "show", "default", "--set", "device.blocks_per_plane=0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("blocks_per_plane"), "{}", text(&o));
+}
+
+#[test]
+fn dry_run_validates_and_writes_nothing() {
+    let out = tmp("dry-run");
+    let o = flashlab(&["run", "default", "--dry-run", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("dry run") && t.contains("GiB logical") && t.contains("memory"), "{t}");
+    assert!(!out.exists(), "--dry-run must not create {}", out.display());
+    for bad in [
+        vec!["--set", "ftl.gc=\"greedyy\""],
+        vec!["--set", "workload.kind=\"trace\"", "--set", "workload.path=no/such.trace"],
+    ] {
+        let mut args = vec!["run", "default", "--dry-run", "--out", out.to_str().unwrap()];
+        args.extend(bad.iter());
+        let o = flashlab(&args);
+        assert_eq!(o.status.code(), Some(2), "{bad:?} should fail: {}", text(&o));
+        assert!(text(&o).contains("error:") && !text(&o).contains("panicked"), "{}", text(&o));
+        assert!(!out.exists());
+    }
+}
+
+#[test]
+fn run_json_prints_results_json_on_stdout() {
+    let out = tmp("run-json");
+    let mut args = vec!["run", "default", "--json", "--out", out.to_str().unwrap()];
+    args.extend_from_slice(SMALL);
+    let o = flashlab(&args);
+    assert!(o.status.success(), "{}", text(&o));
+    let printed: serde_json::Value = serde_json::from_slice(&o.stdout).expect("stdout is JSON");
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    assert_eq!(printed, file);
+}
+
+#[test]
+fn compare_puts_runs_side_by_side_with_ratios() {
+    let (a, b) = (tmp("compare-a"), tmp("compare-b"));
+    let va = run_small(&a, &["--set", "sim.mode=\"accounting\""]);
+    let vb = run_small(&b, &["--set", "sim.mode=\"accounting\"", "--set", "ftl.gc=\"fifo\""]);
+    let (fa, fb) = (a.join("results.json"), b.join("results.json"));
+    let (fa, fb) = (fa.to_str().unwrap(), fb.to_str().unwrap());
+    let o = flashlab(&["compare", fa, fb]);
+    assert!(o.status.success(), "{}", text(&o));
+    let t = String::from_utf8_lossy(&o.stdout).to_string();
+    let row = |key: &str| -> Vec<String> {
+        let line =
+            t.lines().find(|l| l.split_whitespace().next() == Some(key)).unwrap_or_else(|| panic!("no {key}:\n{t}"));
+        line.split_whitespace().map(String::from).collect()
+    };
+    // The config key that differs comes first, then the results with B/A.
+    assert_eq!(row("config.ftl.gc")[1..], ["greedy".to_string(), "fifo".to_string()]);
+    assert!(t.find("config.ftl.gc").unwrap() < t.find("\nwaf ").unwrap(), "{t}");
+    let (wa, wb) = (va["waf"].as_f64().unwrap(), vb["waf"].as_f64().unwrap());
+    assert_eq!(row("waf")[3], format!("{:.3}", wb / wa), "{t}");
+    let erases = row("flash.erases");
+    assert_eq!(erases[1], va["flash"]["erases"].to_string());
+    assert_eq!(erases[2], vb["flash"]["erases"].to_string());
+    // --json: the same numbers.
+    let o = flashlab(&["compare", fa, fb, "--json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let waf = j["results"].as_array().unwrap().iter().find(|r| r["key"] == "waf").expect("waf row");
+    assert_eq!(waf["values"][0].as_f64().unwrap(), wa);
+    assert!((waf["ratios"][0].as_f64().unwrap() - wb / wa).abs() < 1e-12);
+    let gc = j["config_differences"].as_array().unwrap().iter().find(|r| r["key"] == "config.ftl.gc");
+    assert_eq!(gc.expect("ftl.gc differs")["values"], serde_json::json!(["greedy", "fifo"]));
+    // Errors name the file.
+    let o = flashlab(&["compare", fa, "no/such/results.json"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("no/such/results.json"), "{}", text(&o));
+    let csv = a.join("series.csv");
+    let o = flashlab(&["compare", fa, csv.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("series.csv: not JSON"), "{}", text(&o));
+    let other = a.join("other.json");
+    std::fs::write(&other, "{\"waf\": 1.0}").unwrap();
+    let o = flashlab(&["compare", fa, other.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("other.json: not a flashlab results.json"), "{}", text(&o));
 }

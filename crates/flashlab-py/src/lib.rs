@@ -65,32 +65,36 @@ fn json_to_toml(v: serde_json::Value, field: &str, source: &str) -> PyResult<tom
     })
 }
 
-/// `[["ftl.gc", "fifo"], ["workload.theta", null]]` (JSON, in the order to apply) as
-/// `["ftl.gc=\"fifo\"", "workload.theta="]`: the CLI's `--set` strings, so errors and path
-/// handling are the CLI's.
-fn overrides(json: &str) -> PyResult<Vec<String>> {
-    let pairs: Vec<(String, serde_json::Value)> =
+/// `[["ftl.gc", "fifo", label], ["workload.theta", null, label]]` (JSON, in the order to apply)
+/// as `["ftl.gc=\"fifo\"", "workload.theta="]` — the CLI's `--set` strings, so path handling is
+/// the CLI's — and their labels: how the caller wrote each one (`overrides['ftl.gc'] = 'fifo'`),
+/// which errors quote instead of `--set` syntax.
+fn overrides(json: &str) -> PyResult<(Vec<String>, Vec<String>)> {
+    let triples: Vec<(String, serde_json::Value, String)> =
         serde_json::from_str(json).map_err(|e| FlashlabError::new_err(format!("overrides: {e}")))?;
-    pairs
-        .into_iter()
-        .map(|(k, v)| match v {
-            serde_json::Value::Null => Ok(format!("{k}=")),
-            v => Ok(format!("{k}={}", json_to_toml(v, &k, "overrides")?)),
-        })
-        .collect()
+    let mut sets = Vec::with_capacity(triples.len());
+    let mut labels = Vec::with_capacity(triples.len());
+    for (k, v, label) in triples {
+        sets.push(match v {
+            serde_json::Value::Null => format!("{k}="),
+            v => format!("{k}={}", json_to_toml(v, &k, &label)?),
+        });
+        labels.push(label);
+    }
+    Ok((sets, labels))
 }
 
 /// Parse and validate a configuration: `config` names a file or preset, or, with `tree`, is a
 /// label for a config given as a JSON object.
 fn load(config: &str, tree: Option<&str>, overrides_json: &str) -> PyResult<Config> {
-    let sets = overrides(overrides_json)?;
+    let (sets, labels) = overrides(overrides_json)?;
     match tree {
-        None => Config::load_named(config, &sets).map_err(to_py),
+        None => Config::load_named_labelled(config, &sets, &labels).map_err(to_py),
         Some(json) => {
             let value: serde_json::Value =
                 serde_json::from_str(json).map_err(|e| FlashlabError::new_err(format!("{config}: {e}")))?;
             match json_to_toml(value, "", config)? {
-                toml::Value::Table(t) => Config::from_table(t, config, &sets).map_err(to_py),
+                toml::Value::Table(t) => Config::from_table_labelled(t, config, &sets, &labels).map_err(to_py),
                 _ => Err(FlashlabError::new_err(format!("{config}: a configuration must be a table (dict)"))),
             }
         }

@@ -14,25 +14,34 @@ use crate::nand::{GcUnit, Geometry, Layout, TimingParams};
 use crate::units::ByteSize;
 
 /// `[device]`: geometry and capacity.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DeviceConfig {
+    /// Flash channels (buses shared by their chips).
     #[serde(default = "one")]
     pub channels: u32,
+    /// Chips on each channel.
     #[serde(default = "one")]
     pub chips_per_channel: u32,
+    /// Dies in each chip.
     #[serde(default = "one")]
     pub dies_per_chip: u32,
+    /// Planes in each die (each plane has its own blocks and, with `timing.plane_parallel`, works
+    /// in parallel).
     #[serde(default = "one")]
     pub planes_per_die: u32,
+    /// Required: erase blocks in each plane.
     pub blocks_per_plane: u32,
+    /// Required: pages in each erase block.
     pub pages_per_block: u32,
+    /// Flash page size, the unit of reads and programs (a power of two).
     #[serde(default = "d_page")]
     pub page_size: ByteSize,
     /// Capacity exported to the host. Give this or `over_provisioning`, or both if they agree.
     #[serde(default)]
     pub logical_capacity: Option<ByteSize>,
-    /// Spare space as a fraction of the logical capacity: (physical - logical) / logical.
+    /// Spare space as a fraction of the logical capacity: (physical - logical) / logical
+    /// (0.07 when neither this nor `logical_capacity` is given).
     #[serde(default)]
     pub over_provisioning: Option<f64>,
 }
@@ -45,7 +54,7 @@ fn d_page() -> ByteSize {
 }
 
 /// Simulation mode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     /// Operation counts only.
@@ -54,8 +63,8 @@ pub enum Mode {
     Timing,
 }
 
-/// `[sim]`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// `[sim]`: how to simulate and what to record.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SimConfig {
     #[serde(default = "d_mode")]
@@ -117,7 +126,7 @@ impl Default for SimConfig {
 }
 
 /// `[precondition]`: bring the device to a steady state before measuring. Excluded from results.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PreconditionConfig {
     /// Write every logical page once, in order.
@@ -129,9 +138,10 @@ pub struct PreconditionConfig {
 }
 
 /// A whole run. Built by [`Config::from_toml_str`] / [`Config::load`].
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
+    /// Name of the run, echoed in the summary and results.json.
     #[serde(default)]
     pub name: Option<String>,
     /// The one seed every random choice derives from.
@@ -146,7 +156,9 @@ pub struct Config {
     pub buffer: BufferConfig,
     #[serde(default)]
     pub host: HostConfig,
-    /// `kind` names a generator or `trace`; the rest belongs to it.
+    /// Required: `kind` names a generator or `trace`; the other keys belong to it (see
+    /// "Parameter tables").
+    #[schemars(with = "crate::reference::FreeTable")]
     pub workload: toml::Table,
     #[serde(default)]
     pub precondition: PreconditionConfig,
@@ -158,6 +170,10 @@ pub struct Config {
     /// The `key=value` overrides applied on top of `source` (for error messages).
     #[serde(skip)]
     pub overrides: Vec<String>,
+    /// How each override is named in error messages, as its caller wrote it: `--set k=v` from
+    /// the command line (the default), e.g. `overrides["k"] = v` from Python.
+    #[serde(skip)]
+    pub override_labels: Vec<String>,
 }
 
 fn d_seed() -> u64 {
@@ -181,30 +197,59 @@ impl Config {
     }
 
     pub fn from_toml_str(text: &str, source: &str, overrides: &[String]) -> Result<Config, Error> {
+        Self::from_toml_str_labelled(text, source, overrides, &cli_labels(overrides))
+    }
+
+    fn from_toml_str_labelled(
+        text: &str,
+        source: &str,
+        overrides: &[String],
+        labels: &[String],
+    ) -> Result<Config, Error> {
         let table: toml::Table = text.parse().map_err(|e: toml::de::Error| toml_error(source, text, &e))?;
-        Self::build(table, source, Some(text), overrides)
+        Self::build(table, source, Some(text), overrides, labels)
     }
 
     /// A config given as a tree rather than text (e.g. a Python dict): errors name the field
     /// but no line.
     pub fn from_table(table: toml::Table, source: &str, overrides: &[String]) -> Result<Config, Error> {
-        Self::build(table, source, None, overrides)
+        Self::build(table, source, None, overrides, &cli_labels(overrides))
     }
 
-    /// A config file's path, or else the name of an embedded preset (`default`,
-    /// `configs/default.toml`; always the text compiled in, so an installed binary or Python
-    /// module never depends on the source tree). Paths given in `overrides` (keys ending in
-    /// `path`) are relative to the current directory, while paths written in a config file are
-    /// relative to that file: the former are anchored here.
+    /// [`Config::from_table`] with each override named in errors by `labels[i]` (as the caller
+    /// wrote it, e.g. `overrides["ftl.gc"] = "fifo"` from Python) instead of `--set k=v`.
+    pub fn from_table_labelled(
+        table: toml::Table,
+        source: &str,
+        overrides: &[String],
+        labels: &[String],
+    ) -> Result<Config, Error> {
+        Self::build(table, source, None, overrides, labels)
+    }
+
+    /// A config file's path, or the name of an embedded preset (`default`: always the text
+    /// compiled in, so an installed binary or Python module never depends on the source tree).
+    /// Anything that looks like a path (a `/` or `\\`, or a `.toml` ending) must exist: a
+    /// missing file is an error, never the preset of the same stem. Paths given in `overrides`
+    /// (keys ending in `path`) are relative to the current directory, while paths written in a
+    /// config file are relative to that file: the former are anchored here.
     pub fn load_named(name: &str, overrides: &[String]) -> Result<Config, Error> {
+        Self::load_named_labelled(name, overrides, &cli_labels(overrides))
+    }
+
+    /// [`Config::load_named`] with each override named in errors by `labels[i]` (see
+    /// [`Config::from_table_labelled`]).
+    pub fn load_named_labelled(name: &str, overrides: &[String], labels: &[String]) -> Result<Config, Error> {
         let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
         let anchored: Vec<String> = overrides.iter().map(|s| anchor_path(s, &cwd)).collect();
         let path = Path::new(name);
-        if path.exists() {
-            return Self::load(path, &anchored);
+        let looks_like_path = name.contains(['/', '\\']) || name.ends_with(".toml");
+        if path.is_file() || looks_like_path {
+            let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+            return Self::from_toml_str_labelled(&text, &path.display().to_string(), &anchored, labels);
         }
-        match crate::presets::find(name.trim_end_matches(".toml").trim_start_matches("configs/")) {
-            Some(p) => Self::from_toml_str(p.text, &format!("preset {}", p.name), &anchored),
+        match crate::presets::find(name) {
+            Some(p) => Self::from_toml_str_labelled(p.text, &format!("preset {}", p.name), &anchored, labels),
             None => {
                 let names: Vec<&str> = crate::presets::PRESETS.iter().map(|p| p.name).collect();
                 Err(Error::input(
@@ -215,7 +260,16 @@ impl Config {
         }
     }
 
-    fn build(mut table: toml::Table, source: &str, text: Option<&str>, overrides: &[String]) -> Result<Config, Error> {
+    fn build(
+        mut table: toml::Table,
+        source: &str,
+        text: Option<&str>,
+        overrides: &[String],
+        labels: &[String],
+    ) -> Result<Config, Error> {
+        if labels.len() != overrides.len() {
+            return Err(Error::config("overrides", "one label per override is needed"));
+        }
         for o in overrides {
             apply_override(&mut table, o)?;
         }
@@ -226,9 +280,9 @@ impl Config {
                 return Error::input(Location::file(source), e.into_inner().message().to_string());
             }
             let overridden =
-                overrides.iter().find(|o| o.split_once('=').is_some_and(|(k, _)| path.starts_with(k.trim())));
+                overrides.iter().position(|o| o.split_once('=').is_some_and(|(k, _)| path.starts_with(k.trim())));
             let at = match overridden {
-                Some(o) => Location::file(format!("--set {o}")).with_field(path.clone()),
+                Some(i) => Location::file(labels[i].clone()).with_field(path.clone()),
                 None => {
                     let mut at = Location::file(source).with_field(path.clone());
                     at.line = text.and_then(|t| line_of(t, &path));
@@ -239,14 +293,48 @@ impl Config {
         })?;
         cfg.source = source.to_string();
         cfg.overrides = overrides.to_vec();
+        cfg.override_labels = labels.to_vec();
         // A trace path written in a config file is relative to that file: made absolute here,
         // so the config (echoed in results.json) means the same from any directory.
         if let Some(toml::Value::String(p)) = cfg.workload.get("path") {
             let resolved = crate::workload::trace::resolve_path(p.into(), source).display().to_string();
             cfg.workload.insert("path".into(), toml::Value::String(resolved));
         }
+        cfg.settle_ftl()?;
         cfg.resolve()?;
         Ok(cfg)
+    }
+
+    /// The GC keys against the mapping scheme: a scheme with a victim policy gets `greedy`
+    /// when `ftl.gc` is not given; a log-block scheme (which merges instead) rejects every GC
+    /// key rather than ignore it.
+    fn settle_ftl(&mut self) -> Result<(), Error> {
+        let Some(m) = crate::ftl::mapping(&self.ftl.mapping) else { return Ok(()) };
+        let f = &mut self.ftl;
+        if m.gc_policy {
+            f.gc.get_or_insert_with(|| crate::ftl::DEFAULT_GC.to_string());
+            return Ok(());
+        }
+        let key = if f.gc.is_some() {
+            "ftl.gc".to_string()
+        } else if let Some(k) = f.gc_params.keys().next() {
+            format!("ftl.gc_params.{k}")
+        } else if f.gc_schedule.is_some() {
+            "ftl.gc_schedule".to_string()
+        } else if let Some(k) = f.gc_schedule_params.keys().next() {
+            format!("ftl.gc_schedule_params.{k}")
+        } else {
+            return Ok(());
+        };
+        let from = self.origin_of(&key);
+        Err(Error::config(
+            &key,
+            format!(
+                "mapping `{}` merges log blocks instead of collecting garbage: it has no GC victim policy or \
+                 schedule, so this key would do nothing; remove it (set in {from}; an empty override value removes a key)",
+                m.name
+            ),
+        ))
     }
 
     /// Where the value of `key` (dotted) came from: the last override that set it or a table
@@ -258,8 +346,8 @@ impl Config {
                 key == k || key.strip_prefix(k).is_some_and(|rest| rest.starts_with('.'))
             })
         };
-        match self.overrides.iter().rev().find(covers) {
-            Some(o) => format!("--set {o}"),
+        match self.overrides.iter().rposition(|o| covers(&o)) {
+            Some(i) => self.override_labels.get(i).cloned().unwrap_or_else(|| format!("--set {}", self.overrides[i])),
             None => self.source.clone(),
         }
     }
@@ -289,9 +377,7 @@ impl Config {
     /// Validate cross-field constraints and derive capacities.
     pub fn resolve(&self) -> Result<Resolved, Error> {
         let d = &self.device;
-        if d.page_size.0 > u32::MAX as u64 {
-            return Err(Error::config("device.page_size", "too large"));
-        }
+        crate::nand::geometry::check_page_size("device.page_size", d.page_size.0)?;
         let geo = Geometry {
             channels: d.channels,
             chips_per_channel: d.chips_per_channel,
@@ -363,15 +449,31 @@ impl Config {
 
     fn check_memory(&self, geo: &Geometry) -> Result<(), Error> {
         let need = self.memory_estimate(geo);
+        let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
         if need > self.sim.memory_limit.0 {
             return Err(Error::config(
                 "device",
                 format!(
                     "simulating this device needs about {:.1} GiB of memory, over sim.memory_limit = {:.1} GiB",
-                    need as f64 / (1u64 << 30) as f64,
-                    self.sim.memory_limit.0 as f64 / (1u64 << 30) as f64
+                    gib(need),
+                    gib(self.sim.memory_limit.0)
                 ),
             ));
+        }
+        // Whatever the limit says, never start a run this machine cannot hold.
+        if let Some(physical) = physical_memory() {
+            if need > physical {
+                return Err(Error::config(
+                    "device",
+                    format!(
+                        "simulating this device needs about {:.1} GiB of memory, more than this machine's {:.1} GiB of \
+                         physical memory (sim.memory_limit = {:.1} GiB cannot raise that)",
+                        gib(need),
+                        gib(physical),
+                        gib(self.sim.memory_limit.0)
+                    ),
+                ));
+            }
         }
         Ok(())
     }
@@ -430,7 +532,9 @@ impl Config {
             Err(Error::config(key, format!("{} (in {from})", Error::unknown(kind, name, valid))))
         };
         known("ftl.mapping", "mapping scheme", &self.ftl.mapping, crate::ftl::mapping_names())?;
-        known("ftl.gc", "GC policy", &self.ftl.gc, crate::ftl::gc::names())?;
+        if let Some(gc) = &self.ftl.gc {
+            known("ftl.gc", "GC policy", gc, crate::ftl::gc::names())?;
+        }
         if let Some(name) = &self.ftl.gc_schedule {
             known("ftl.gc_schedule", "GC schedule", name, crate::ftl::schedule::names())?;
         }
@@ -449,6 +553,20 @@ impl Config {
     pub fn gc_unit(&self) -> GcUnit {
         self.ftl.gc_unit
     }
+}
+
+/// This machine's physical memory in bytes (`MemTotal` of `/proc/meminfo`); `None` where that
+/// is not available (then only `sim.memory_limit` applies).
+pub fn physical_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.trim_start_matches("MemTotal:").trim().trim_end_matches("kB").trim().parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// How the command line names overrides in errors: `--set k=v`.
+fn cli_labels(overrides: &[String]) -> Vec<String> {
+    overrides.iter().map(|o| format!("--set {o}")).collect()
 }
 
 /// Line (1-based) where the key `a.b.c` is set in `text`, if it is set there plainly

@@ -17,6 +17,7 @@ pub mod nand;
 pub mod onenand;
 pub mod plot;
 pub mod presets;
+pub mod reference;
 pub mod reproduce;
 pub mod results;
 pub mod sim;

@@ -10,78 +10,110 @@ use crate::ftl::{FtlCounters, GcReport};
 use crate::nand::{NandCounters, Wear};
 use crate::stats::{LatencySummary, SeriesPoint};
 
-#[derive(Clone, Debug, Default, Serialize)]
+/// What the host asked for in the measured phase.
+#[derive(Clone, Debug, Default, Serialize, schemars::JsonSchema)]
 pub struct HostStats {
+    /// Host requests issued in the measured phase.
     pub requests: u64,
+    /// Read requests.
     pub read_requests: u64,
+    /// Write requests.
     pub write_requests: u64,
+    /// Trim (discard) requests.
     pub trim_requests: u64,
+    /// Logical pages touched by reads.
     pub read_pages: u64,
+    /// Logical pages touched by writes (a partial page counts as one).
     pub write_pages: u64,
+    /// Logical pages trimmed.
     pub trim_pages: u64,
+    /// Bytes requested by reads.
     pub read_bytes: u64,
+    /// Bytes requested by writes.
     pub write_bytes: u64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+/// The simulated device: capacities and geometry as resolved from `[device]` and `[ftl]`.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct DeviceSummary {
+    /// Raw flash capacity: every page of every block.
     pub physical_bytes: u64,
+    /// Capacity exported to the host.
     pub logical_bytes: u64,
-    /// (physical - logical) / logical.
+    /// Spare space: (physical - logical) / logical.
     pub over_provisioning: f64,
-    /// The same after the pages the FTL keeps from holding data in steady state: the GC
+    /// `over_provisioning` after the pages the FTL keeps from holding data in steady state: the GC
     /// schedule's reserve of free segments and the open segments of extra write streams
     /// (`Ftl::held_pages`); null for the log-block schemes.
     pub effective_over_provisioning: Option<f64>,
+    /// Flash page size.
+    #[schemars(extend("x-unit" = "bytes"))]
     pub page_size: u64,
+    /// Planes in the device.
     pub planes: u32,
+    /// Erase / GC units (blocks, or lines with `ftl.gc_unit = "line"`).
     pub segments: u32,
+    /// Pages in each segment.
     pub pages_per_segment: u32,
 }
 
-#[derive(Clone, Debug, Serialize)]
+/// The mapping scheme and its table.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct MappingSummary {
+    /// The mapping scheme (`ftl.mapping`).
     pub scheme: String,
     /// Mapping lookups served from controller RAM (1.0 when the whole table is in RAM).
     pub hit_ratio: Option<f64>,
-    /// Bytes of mapping table held in RAM (the window, for cached schemes).
+    /// Bytes of mapping table held in controller RAM at the end (the cache window for DFTL /
+    /// WADPM; the block and log maps for block-level and hybrid schemes; 4 per logical page
+    /// for `page`).
     pub table_bytes: u64,
     /// Cached schemes: hits, misses, translation-page reads/writes, window over time.
     pub cache: Option<crate::ftl::MappingReport>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+/// The write buffer (`[buffer]`): hits, write-backs, power-loss exposure; counters null without a buffer.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct BufferSummary {
+    /// The buffer policy (`buffer.policy`).
     pub policy: String,
     /// Page hits / page accesses of the measured phase (preconditioning bypasses the buffer).
     pub hit_ratio: Option<f64>,
+    /// Read page hits / read page accesses.
     pub read_hit_ratio: Option<f64>,
+    /// Write page hits / write page accesses.
     pub write_hit_ratio: Option<f64>,
     /// Hits by reads and writes, pages written down, migrated, merged, padded.
     pub counters: Option<crate::buffer::BufferCounters>,
     /// (pages written down together, times), per eviction (the end-of-run flush not included).
     pub flush_batches: Vec<(u64, u64)>,
-    /// Power-loss exposure: acknowledged writes held dirty only in DRAM, at most and on
-    /// average over host requests, and (host requests, pages) over the run.
+    /// Power-loss exposure: most acknowledged writes held dirty only in DRAM at once.
     pub exposed_peak: u64,
+    /// Mean over host requests of the dirty pages held only in DRAM.
     pub exposed_mean: f64,
+    /// (host requests so far, dirty pages held only in DRAM), sampled over the run.
     pub exposure: Vec<(u64, u64)>,
     /// Present when `sim.crash_at` cut the run short.
     pub crash: Option<crate::device::CrashReport>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+/// Host request latencies in µs (timing mode; null in accounting mode), from arrival to completion.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct Latencies {
     pub read: LatencySummary,
     pub write: LatencySummary,
-    /// (latency µs, fraction of requests at or below), one point per histogram bucket.
+    /// (latency µs, fraction of read requests at or below), one point per histogram bucket.
     pub read_cdf: Vec<(f64, f64)>,
+    /// (latency µs, fraction of write requests at or below), one point per histogram bucket.
     pub write_cdf: Vec<(f64, f64)>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+/// How the run went: mode, seed, wall-clock and simulated time.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct SimSummary {
+    /// Simulation mode (`sim.mode`).
     pub mode: Mode,
+    /// The run's seed.
     pub seed: u64,
     /// Wall-clock seconds of the measured phase (not deterministic).
     pub wall_s: f64,
@@ -95,9 +127,12 @@ pub struct SimSummary {
     pub verified_reads: u64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+/// Everything `results.json` holds.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct Results {
+    /// The config's `name`.
     pub name: Option<String>,
+    /// The workload, described in one line.
     pub workload: String,
     pub device: DeviceSummary,
     pub host: HostStats,
@@ -116,18 +151,39 @@ pub struct Results {
     pub waf_ftl: Option<f64>,
     /// Per-block erase counts at the end (whole life, preconditioning included).
     pub wear: Wear,
-    /// (erase count, blocks with that count), ascending.
+    /// (erase count, blocks with that count), ascending: the erase-count distribution over the
+    /// device's life.
     pub wear_histogram: Vec<(u32, u64)>,
     pub mapping: MappingSummary,
     pub buffer: BufferSummary,
     /// Reuse distances of the measured phase (`sim.reuse_distance`).
     pub reuse: Option<crate::stats::ReuseSummary>,
     pub latency_us: Option<Latencies>,
-    pub throughput_mb_s: Option<f64>,
+    /// Host bytes read and written per simulated second, in MiB/s (2^20 bytes, the unit config
+    /// sizes use), from the first arrival to the last completion (timing mode only).
+    pub throughput_mib_s: Option<f64>,
     pub sim: SimSummary,
+    /// Per-interval series (also `series.csv`); intervals are equal runs of host page writes.
     pub series: Vec<SeriesPoint>,
+    /// What the measured phase cannot say (e.g. no block erased, or too few writes to reach a
+    /// steady state); also printed under the summary.
+    pub warnings: Vec<String>,
+    /// The resolved configuration the run used (keys in docs/config.md).
     pub config: Config,
 }
+
+/// The columns of `series.csv`, in order: the keys of [`SeriesPoint`].
+pub const SERIES_CSV_COLUMNS: &[&str] = &[
+    "interval",
+    "host_writes",
+    "running_waf",
+    "cumulative_waf",
+    "erases",
+    "gc_copies",
+    "moved_into_cold",
+    "returned",
+    "frozen_share",
+];
 
 impl Results {
     /// `results.json` text, keys sorted as declared, deterministic apart from wall times.
@@ -137,9 +193,7 @@ impl Results {
 
     /// The per-interval series as CSV.
     pub fn series_csv(&self) -> String {
-        let mut s = String::from(
-            "interval,host_writes,running_waf,cumulative_waf,erases,gc_copies,moved_into_cold,returned,frozen_share\n",
-        );
+        let mut s = SERIES_CSV_COLUMNS.join(",") + "\n";
         for p in &self.series {
             let frozen = p.frozen_share.map_or(String::new(), |f| format!("{f:.6}"));
             s.push_str(&format!(
@@ -182,11 +236,11 @@ impl fmt::Display for Results {
             d.segments,
             d.pages_per_segment
         )?;
-        writeln!(
-            f,
-            "ftl          {} mapping, {} GC, buffer {}",
-            self.mapping.scheme, self.config.ftl.gc, self.buffer.policy
-        )?;
+        let gc = match &self.config.ftl.gc {
+            Some(gc) => format!("{gc} GC"),
+            None => "merges (no GC policy)".into(),
+        };
+        writeln!(f, "ftl          {} mapping, {gc}, buffer {}", self.mapping.scheme, self.buffer.policy)?;
         if !self.gc.schedule.is_empty() {
             writeln!(f, "gc schedule  {}", self.gc.schedule)?;
         }
@@ -293,8 +347,8 @@ impl fmt::Display for Results {
             }
             writeln!(
                 f,
-                "throughput   {} MB/s over {} s simulated",
-                opt(self.throughput_mb_s, 1),
+                "throughput   {} MiB/s over {} s simulated",
+                opt(self.throughput_mib_s, 1),
                 opt(self.sim.simulated_s, 3)
             )?;
         }
@@ -312,6 +366,9 @@ impl fmt::Display for Results {
                 "precondition {fill}{and}{overwrite}, not measured: {:.2} s wall",
                 self.sim.precondition_wall_s
             )?;
+        }
+        for w in &self.warnings {
+            writeln!(f, "warning      {w}")?;
         }
         write!(
             f,

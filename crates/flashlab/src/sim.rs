@@ -364,6 +364,9 @@ fn precondition_writes(
     Ok(())
 }
 
+/// Bytes in a MiB: throughput is in MiB/s, as sizes in configs are binary.
+const MIB: f64 = (1u64 << 20) as f64;
+
 /// State of the measured phase.
 struct Measure {
     host: HostStats,
@@ -581,6 +584,7 @@ impl Measure {
         let geo = r.layout.geo;
         let verified_reads = if cfg.sim.verify { self.host.read_pages } else { 0 };
         let series = self.series_points(last, dev);
+        let warnings = steady_state_warnings(cfg, r, self.host.write_pages, flash.erases);
         Results {
             name: cfg.name.clone(),
             workload: describe_workload(cfg),
@@ -634,7 +638,7 @@ impl Measure {
                 read_cdf: self.read_lat.cdf_us(),
                 write_cdf: self.write_lat.cdf_us(),
             }),
-            throughput_mb_s: (timing && span_ns > 0).then(|| moved as f64 / 1e6 / (span_ns as f64 / 1e9)),
+            throughput_mib_s: (timing && span_ns > 0).then(|| moved as f64 / MIB / (span_ns as f64 / 1e9)),
             sim: SimSummary {
                 mode: cfg.sim.mode,
                 seed: cfg.seed,
@@ -654,8 +658,40 @@ impl Measure {
                 (Some(now), Some(base)) => Some(now.minus(base)),
                 (now, _) => now,
             },
+            warnings,
             config: cfg.clone(),
         }
+    }
+}
+
+/// Warnings about what the measured phase can say: no erase at all (the WAF of a device that
+/// never needed GC), or fewer host page writes than the device's spare pages (GC has not yet
+/// cycled through the spare space once, so the WAF is a transient). Not for crash runs, which
+/// stop early on purpose, nor for runs that write nothing.
+fn steady_state_warnings(cfg: &Config, r: &Resolved, host_writes: u64, erases: u64) -> Vec<String> {
+    if host_writes == 0 || cfg.sim.crash_at.is_some() {
+        return Vec::new();
+    }
+    let spare = r.layout.geo.total_pages_u64().saturating_sub(r.logical_pages);
+    let hint = if cfg.precondition.fill {
+        "replay a longer trace or more write volume"
+    } else {
+        "precondition the device ([precondition] fill = true, overwrite = 1.0) or replay a longer trace"
+    };
+    if erases == 0 {
+        let why = if cfg.precondition.fill || cfg.precondition.overwrite > 0.0 {
+            "too few for garbage collection to run, so the WAF says nothing about it"
+        } else {
+            "the WAF is that of an empty device that never needed garbage collection"
+        };
+        vec![format!("no block was erased in the measured phase ({host_writes} host page writes): {why}; {hint}")]
+    } else if host_writes < spare {
+        vec![format!(
+            "the measured phase wrote {host_writes} host pages, fewer than the device's {spare} spare pages: GC has not \
+             cycled through the spare space once, so the WAF is a transient, not a steady state; {hint}"
+        )]
+    } else {
+        Vec::new()
     }
 }
 

@@ -76,6 +76,24 @@ impl serde::Serialize for ByteSize {
     }
 }
 
+/// Schema: an integer number of bytes or a string with a binary unit. Marked with
+/// `"format": "byte-size"` so the reference ([`crate::reference`]) gives its unit as bytes.
+impl schemars::JsonSchema for ByteSize {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ByteSize".into()
+    }
+    fn inline_schema() -> bool {
+        true
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": ["integer", "string"],
+            "format": "byte-size",
+            "minimum": 0,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

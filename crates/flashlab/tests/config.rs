@@ -41,6 +41,9 @@ fn zero_and_negative_sizes() {
     check_err(&["device.channels=-2"], &["channels"]);
     check_err(&["device.page_size=\"0KiB\""], &["page_size"]);
     check_err(&["device.page_size=\"3000\""], &["page_size", "power of two"]);
+    // The rule, not "at least 1", for a zero page size; and a sub-sector page is refused.
+    check_err(&["device.page_size=0"], &["device.page_size", "power of two from 512 B"]);
+    check_err(&["device.page_size=256"], &["device.page_size", "power of two from 512 B"]);
     check_err(&["device.over_provisioning=-0.1"], &["over_provisioning"]);
     check_err(&["device.logical_capacity=\"-4KiB\""], &["size"]);
 }
@@ -59,6 +62,28 @@ fn capacity_that_leaves_no_spare_blocks() {
 fn a_device_too_large_for_memory() {
     check_err(&["device.blocks_per_plane=100000000"], &["32-bit"]);
     check_err(&["device.blocks_per_plane=1000000", "device.pages_per_block=256", "device.channels=8"], &["memory"]);
+}
+
+/// Raising `sim.memory_limit` does not let a device larger than the machine's physical memory
+/// start (a 61.6 GiB estimate: 4.1 G pages with verify tags).
+#[test]
+fn a_device_larger_than_physical_memory_is_refused_whatever_the_limit() {
+    let sets = [
+        "device.blocks_per_plane=4000000",
+        "device.pages_per_block=256",
+        "sim.verify=true",
+        "sim.memory_limit=\"1TiB\"",
+    ];
+    let owned: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    let physical = flashlab::config::physical_memory().expect("this test needs /proc/meminfo (Linux)");
+    match Config::from_toml_str(GOOD, "good.toml", &owned) {
+        Err(e) => {
+            assert!(physical < 62 << 30, "refused on a machine that could hold it: {e}");
+            let msg = e.to_string();
+            assert!(msg.contains("physical memory") && msg.contains("61.6 GiB"), "{msg}");
+        }
+        Ok(_) => assert!(physical >= 61 << 30, "a 61 GiB device accepted on a machine with {physical} bytes"),
+    }
 }
 
 #[test]
@@ -110,11 +135,41 @@ fn ftl_build_time_errors_are_clear() {
     // 64 blocks per plane, but a reserve of 60 free blocks per plane leaves no room for GC.
     assert!(r(&cfg(&[wm, "ftl.gc_schedule_params.low=59", "ftl.gc_schedule_params.high=60"])).contains("spare space"));
     assert!(r(&cfg(&["ftl.gc_schedule_params.reserve=60"])).contains("spare space"));
-    // A schedule under a log-block scheme is refused, not ignored.
-    assert!(r(&cfg(&["ftl.mapping=\"bast\"", "ftl.gc_schedule=\"femu\""])).contains("ftl.gc_schedule"));
     // The old watermark keys are gone: an unknown key, named.
     let e = Config::from_toml_str(GOOD, "good.toml", &["ftl.gc_free_low=3".to_string()]).unwrap_err().to_string();
     assert!(e.contains("gc_free_low"), "{e}");
+}
+
+/// A GC key under a scheme that merges instead of collecting garbage would do nothing: refused,
+/// naming the key and where it was set, for every such scheme in the registry; schemes with a
+/// victim policy get `greedy` when none is given.
+#[test]
+fn gc_keys_under_a_log_block_mapping_are_refused_not_ignored() {
+    let keys = [
+        ("ftl.gc=\"2r\"", "ftl.gc"),
+        ("ftl.gc_params.threshold=0.3", "ftl.gc_params.threshold"),
+        ("ftl.gc_schedule=\"femu\"", "ftl.gc_schedule"),
+        ("ftl.gc_schedule_params.reserve=2", "ftl.gc_schedule_params.reserve"),
+    ];
+    let mut refused = 0;
+    for m in flashlab::ftl::MAPPINGS {
+        let mapping = format!("ftl.mapping=\"{}\"", m.name);
+        let plain = Config::from_toml_str(GOOD, "good.toml", std::slice::from_ref(&mapping)).unwrap();
+        if m.gc_policy {
+            assert_eq!(plain.ftl.gc.as_deref(), Some("greedy"), "{}", m.name);
+            continue;
+        }
+        assert_eq!(plain.ftl.gc, None, "{}", m.name);
+        for (set, key) in keys {
+            check_err(&[&mapping, set], &[key, m.name, &format!("--set {set}"), "would do nothing"]);
+            refused += 1;
+        }
+    }
+    assert!(refused >= 12, "block, bast and fast each refuse the four keys");
+    // A key written in the file is blamed on the file.
+    let text = GOOD.replace("[workload]", "[ftl]\nmapping = \"fast\"\ngc = \"greedy\"\n[workload]");
+    let e = Config::from_toml_str(&text, "good.toml", &[]).unwrap_err().to_string();
+    assert!(e.contains("ftl.gc") && e.contains("in good.toml"), "{e}");
 }
 
 #[test]
@@ -147,8 +202,16 @@ fn a_config_tree_parses_as_its_text_does() {
 fn load_named_finds_files_and_presets_and_lists_presets() {
     let c = Config::load_named("default", &[]).unwrap();
     assert_eq!(c.name.as_deref(), Some("default"));
-    let c = Config::load_named("configs/default.toml", &[]).unwrap();
+    let shipped = concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs/default.toml");
+    let c = Config::load_named(shipped, &[]).unwrap();
     assert_eq!(c.name.as_deref(), Some("default"));
+    assert!(c.source.ends_with("configs/default.toml"), "{}", c.source);
+    // A path that does not exist is an error, never the preset of the same stem: only a bare
+    // name means a preset.
+    for missing in ["configs/default.toml", "default.toml", "elsewhere/trace.toml", "./default"] {
+        let msg = Config::load_named(missing, &[]).unwrap_err().to_string();
+        assert!(msg.starts_with(missing) && msg.contains("No such file"), "{missing}: {msg}");
+    }
     let msg = Config::load_named("no-such-config", &[]).unwrap_err().to_string();
     assert!(msg.starts_with("no-such-config: no such file, and not a preset (presets: default, trace"), "{msg}");
 }

@@ -61,14 +61,14 @@ fn comparable(r: &Results) -> serde_json::Value {
 fn combos() -> Vec<Vec<String>> {
     let mut v = Vec::new();
     for m in ftl::mapping_names() {
-        let hybrid = matches!(m, "block" | "bast" | "fast");
-        let gcs = if hybrid { vec!["greedy"] } else { gc::names() };
+        let hybrid = !ftl::mapping(m).unwrap().gc_policy;
+        let gcs = if hybrid { vec![""] } else { gc::names() };
         for g in gcs {
             for mode in ["accounting", "timing"] {
                 for verify in [false, true] {
                     v.push(vec![
                         format!("ftl.mapping=\"{m}\""),
-                        format!("ftl.gc=\"{g}\""),
+                        if hybrid { "ftl.gc=".into() } else { format!("ftl.gc=\"{g}\"") },
                         format!("sim.mode=\"{mode}\""),
                         format!("sim.verify={verify}"),
                     ]);
@@ -244,7 +244,10 @@ fn the_direct_fill_leaves_the_flash_the_page_by_page_fill_leaves() {
 fn the_direct_fill_is_built_where_the_ftl_can_and_the_page_by_page_path_elsewhere() {
     for m in ftl::mapping_names() {
         for check in [false, true] {
-            let sets = [format!("ftl.mapping=\"{m}\""), format!("sim.check={check}"), "sim.mode=\"timing\"".into()];
+            // Log-block schemes merge instead of collecting garbage: no `ftl.gc` for them.
+            let gc = if ftl::mapping(m).unwrap().gc_policy { "ftl.gc=\"greedy\"" } else { "ftl.gc=" };
+            let sets =
+                [format!("ftl.mapping=\"{m}\""), format!("sim.check={check}"), "sim.mode=\"timing\"".into(), gc.into()];
             let cfg = config(&sets);
             let r = cfg.resolve().unwrap();
             let mut dev = sim::build_device(&cfg, &r).unwrap();

@@ -83,12 +83,12 @@ fn closed_loop_queue_depth_buys_plane_parallelism() {
     let t4 = q4.sim.simulated_s.unwrap();
     assert!((t1 - 64.0 * 60e-6).abs() < 1e-9, "QD1: 64 reads back to back, {t1}");
     assert!(t4 < t1 / 2.5, "QD4 over 4 planes should be much faster: {t4} vs {t1}");
-    assert!(q4.throughput_mb_s.unwrap() > 2.5 * q1.throughput_mb_s.unwrap());
+    assert!(q4.throughput_mib_s.unwrap() > 2.5 * q1.throughput_mib_s.unwrap());
 }
 
 #[test]
 fn accounting_mode_reports_no_time() {
     let r = sim::run(&config("op,offset,size\nW,0,4096\n", &["sim.mode=\"accounting\""]), &mut sim::Quiet).unwrap();
-    assert!(r.latency_us.is_none() && r.throughput_mb_s.is_none() && r.sim.simulated_s.is_none());
+    assert!(r.latency_us.is_none() && r.throughput_mib_s.is_none() && r.sim.simulated_s.is_none());
     assert_eq!(r.flash.programs, 1);
 }

@@ -68,17 +68,22 @@ pub struct CrashImage {
     pub kept: Vec<(u64, u32)>,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct BufferCounters {
+    /// Read page accesses found in the buffer (DRAM or NVRAM).
     pub read_hits: u64,
+    /// Read page accesses.
     pub read_accesses: u64,
+    /// Write page accesses that found the page in the buffer.
     pub write_hits: u64,
+    /// Write page accesses.
     pub write_accesses: u64,
     /// Pages written down to the FTL (evictions, merges, padding and flushes).
     pub flushed_pages: u64,
-    /// Of those, pages written by flush commands (the end of the run).
+    /// Of `flushed_pages`, pages written by flush commands (the end of the run).
     pub flush_command_pages: u64,
-    /// Of those, pages read from flash and written back to fill a block (BPLRU padding).
+    /// Of `flushed_pages`, pages read from flash and written back to fill a block (BPLRU
+    /// padding).
     pub padded_pages: u64,
     /// Dirty pages moved from DRAM to NVRAM (DWB).
     pub migrated_pages: u64,
@@ -88,10 +93,11 @@ pub struct BufferCounters {
     pub merged_clean_pages: u64,
 }
 
-/// `[buffer]` section.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// `[buffer]`: the write buffer (DRAM and/or NVRAM) above the FTL.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BufferConfig {
+    /// Write-buffer policy (`none`: writes go straight to the FTL).
     #[serde(default = "d_policy")]
     pub policy: String,
     /// DRAM capacity (volatile).

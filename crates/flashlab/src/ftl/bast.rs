@@ -10,7 +10,7 @@
 //! copy the rest into the log by copy-back, then switch), else full.
 //!
 //! `[ftl.mapping_params] log_blocks` = log blocks per plane; default max(1, 3% of the plane's
-//! blocks). The plane must keep its data blocks + `log_blocks` + 1 free block. `ftl.gc` is ignored.
+//! blocks). The plane must keep its data blocks + `log_blocks` + 1 free block. `ftl.gc` is refused.
 //! `defrag = "merge" | "eager"`: where `defrag_copy` copies go (see [`super::hybrid::DefragMode`]).
 
 use super::hybrid::{

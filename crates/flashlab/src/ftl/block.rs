@@ -6,7 +6,7 @@
 //! `update_wasted`) the block is copy-merged: a new block receives the current pages below `o`
 //! (copy-back), the new page at `o`, then the current pages above `o`; the old block is erased.
 //! Each copy-merge counts as a full merge (and one `gc_victims`; its copies in `gc_copies`).
-//! No log blocks; `[ftl.mapping_params]` must be empty; `ftl.gc` is ignored.
+//! No log blocks; `[ftl.mapping_params]` must be empty; `ftl.gc` is refused.
 
 use super::hybrid::{impl_hybrid_ftl, locate, Class, DefragMode, HybridFtl, Role, Scheme, NONE};
 use super::{Ftl, FtlSpec};

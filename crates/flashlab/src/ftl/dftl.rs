@@ -42,10 +42,25 @@ impl Translate for Dftl {
     }
 }
 
+/// DFTL's defaults that differ from [`CacheParams`]'s (WADPM's): one entry per miss, LRU over
+/// entries.
+const DEFAULTS: &[(&str, &str)] = &[("loading", "per-miss-entry"), ("recency", "entry")];
+
+/// Schema of the `[ftl.mapping_params]` DFTL accepts: [`CacheParams`] with DFTL's defaults.
+pub fn params() -> schemars::Schema {
+    let mut schema = crate::reference::schema_of::<CacheParams>();
+    for (key, value) in DEFAULTS {
+        let prop = schema.get_mut("properties").and_then(|p| p.get_mut(*key)).and_then(|p| p.as_object_mut());
+        prop.expect("CacheParams has the key").insert("default".into(), (*value).into());
+    }
+    schema
+}
+
 pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
     let mut table = spec.config.mapping_params.clone();
-    table.entry("loading").or_insert_with(|| toml::Value::String("per-miss-entry".into()));
-    table.entry("recency").or_insert_with(|| toml::Value::String("entry".into()));
+    for (key, value) in DEFAULTS {
+        table.entry(*key).or_insert_with(|| toml::Value::String((*value).into()));
+    }
     let params = CacheParams::parse(&table)?;
     let per_tpage = (spec.layout.geo.page_size as u64 / ENTRY_BYTES).max(1);
     let cache = MapCache::new(params, spec.logical_pages, per_tpage as u32);

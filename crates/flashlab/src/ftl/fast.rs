@@ -14,7 +14,7 @@
 //!   to such an LBN), then the RW block is erased.
 //!
 //! `[ftl.mapping_params] log_blocks` = log blocks per plane, SW included (at least 2); default
-//! max(2, 3% of the plane's blocks). `ftl.gc` is ignored. `defrag = "merge" | "eager"`: where
+//! max(2, 3% of the plane's blocks). `ftl.gc` is refused. `defrag = "merge" | "eager"`: where
 //! `defrag_copy` copies go (see [`super::hybrid::DefragMode`]).
 
 use super::hybrid::{default_log_blocks, impl_hybrid_ftl, locate, parse_log_params, Class, HybridFtl, Role, Scheme};

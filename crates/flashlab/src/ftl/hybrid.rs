@@ -6,9 +6,9 @@
 //! contiguous ranges (plane = LPN / ceil(logical / planes)); `"dynamic"` is refused. Inside a
 //! plane, LBN = local LPN / pages_per_block and offset = local LPN % pages_per_block. A plane
 //! has a free list of blocks, a block map LBN → data block, and the log blocks of its scheme.
-//! Only `ftl.gc_unit = "block"` is accepted; the GC victim policy (`ftl.gc`, `gc_params`) is
-//! ignored: merges replace GC. A GC schedule (`ftl.gc_schedule`, `gc_schedule_params`) is
-//! refused: merges run when a write needs a free block, not on a schedule.
+//! Only `ftl.gc_unit = "block"` is accepted; a GC victim policy or schedule (`ftl.gc`,
+//! `gc_params`, `gc_schedule`, `gc_schedule_params`) is refused: merges replace GC and run when
+//! a write needs a free block.
 //!
 //! **Data blocks** hold offset `o` at page `o`. Pages of a block are programmed in increasing
 //! order, so when a write (or a merge) must place offset `o` above the block's program point,
@@ -127,7 +127,7 @@ pub struct HybridFtl {
 }
 
 /// Where a defragmentation copy (`Ftl::defrag_copy`) is programmed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum DefragMode {
     /// Recorded, and done by copy-back inside the next merge of the target's logical block
@@ -142,10 +142,10 @@ pub enum DefragMode {
 }
 
 /// `[ftl.mapping_params]` of the log-block schemes.
-#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct LogParams {
-    /// Log blocks per plane.
+    /// Log blocks per plane (default: 3% of a plane's blocks, at least 1 for BAST, 2 for FAST).
     pub log_blocks: Option<u32>,
     /// Where defragmentation copies go: `"merge"` (default) or `"eager"`.
     #[serde(default)]
@@ -180,12 +180,15 @@ impl HybridFtl {
                 format!("{} fixes each logical page's plane by address: use \"full\" or \"none\"", scheme.name()),
             ));
         }
-        if cfg.gc_schedule.is_some() || !cfg.gc_schedule_params.is_empty() {
-            let key = if cfg.gc_schedule.is_some() { "ftl.gc_schedule" } else { "ftl.gc_schedule_params" };
+        if cfg.gc.is_some()
+            || !cfg.gc_params.is_empty()
+            || cfg.gc_schedule.is_some()
+            || !cfg.gc_schedule_params.is_empty()
+        {
             return Err(Error::config(
-                key,
+                "ftl.gc",
                 format!(
-                    "{} merges blocks when a write needs one; it has no GC schedule (page-mapped schemes only)",
+                    "{} merges blocks when a write needs one; it has no GC victim policy or schedule (page-mapped schemes only)",
                     scheme.name()
                 ),
             ));

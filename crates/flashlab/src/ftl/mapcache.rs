@@ -34,7 +34,7 @@ use crate::error::Error;
 
 const NIL: u32 = u32::MAX;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Loading {
     PerMissEntry,
@@ -43,12 +43,14 @@ pub enum Loading {
 }
 
 /// `[ftl.mapping_params]` of cached mapping schemes.
-#[derive(Clone, Debug, Deserialize, serde::Serialize)]
+#[derive(Clone, Debug, Deserialize, serde::Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CacheParams {
+    /// What a mapping-cache miss loads: the missing entry (`per-miss-entry`), `read_ahead` entries
+    /// (`read-ahead`), or its translation page's entries (`page-chunk`).
     #[serde(default = "d_loading")]
     pub loading: Loading,
-    /// LRU unit: `page` (default: a translation page's cached entries share recency) or `entry`.
+    /// LRU unit: `page` (a translation page's cached entries share recency) or `entry`.
     #[serde(default = "d_recency")]
     pub recency: Recency,
     /// Entries loaded by `read-ahead` (the missing one included).
@@ -57,6 +59,7 @@ pub struct CacheParams {
     /// Window as a fraction of the full table (static), or the starting size (dynamic).
     #[serde(default = "d_window")]
     pub window: f64,
+    /// Resize the window from the hit ratio (WADPM Fig. 8); otherwise it stays at `window`.
     #[serde(default)]
     pub dynamic: bool,
     /// Dynamic: hit-ratio threshold θHR.
@@ -74,6 +77,7 @@ pub struct CacheParams {
     /// Dynamic: window bounds as fractions of the full table.
     #[serde(default = "d_min")]
     pub min_window: f64,
+    /// Dynamic: largest window, as a fraction of the full table.
     #[serde(default = "d_max")]
     pub max_window: f64,
 }
@@ -160,7 +164,7 @@ pub struct CacheCounters {
 }
 
 /// What one LRU position stands for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Recency {
     /// A translation page: its cached entries share recency and leave together (WADPM's chunks).

@@ -37,23 +37,30 @@ pub struct ReadOutcome {
     pub tag: Option<u32>,
 }
 
-/// Counters kept by the FTL itself (flash operation counts live in [`NandCounters`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+/// Counters kept by the FTL itself (flash operation counts are in [`NandCounters`], `flash`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct FtlCounters {
     /// Host page writes that reached the FTL.
+    #[schemars(extend("x-unit" = "pages"))]
     pub host_writes: u64,
     /// Host page reads that reached the FTL (mapped or not).
+    #[schemars(extend("x-unit" = "pages"))]
     pub host_reads: u64,
     /// Host page reads of never-written (or trimmed) pages: no flash read.
+    #[schemars(extend("x-unit" = "pages"))]
     pub unmapped_reads: u64,
+    /// Host page trims that reached the FTL.
+    #[schemars(extend("x-unit" = "pages"))]
     pub trims: u64,
     /// Segments collected by GC.
+    #[schemars(extend("x-unit" = "segments"))]
     pub gc_victims: u64,
     /// Valid pages moved by GC (copy-back or read+program).
+    #[schemars(extend("x-unit" = "pages"))]
     pub gc_copies: u64,
     /// GC rounds that collected at least one victim (foreground and background).
     pub gc_rounds: u64,
-    /// Of those, rounds run in the background (after a host request; `femu` schedule).
+    /// Of `gc_rounds`, rounds run in the background (after a host request; `femu` schedule).
     pub gc_background_rounds: u64,
     /// Background rounds declined because the victim would have freed too few pages.
     pub gc_declined_rounds: u64,
@@ -76,8 +83,9 @@ impl FtlCounters {
 }
 
 /// What GC did, by write stream (see [`gc::GcPolicy::stream_names`]).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct GcReport {
+    /// The GC victim policy (`ftl.gc`).
     pub policy: String,
     /// The GC schedule and its resolved parameters (empty for schemes without one).
     pub schedule: String,
@@ -87,7 +95,7 @@ pub struct GcReport {
     pub flows: Vec<Flow>,
     /// Pages GC moved from a non-cold stream into a cold one.
     pub moved_into_cold: u64,
-    /// Of those, pages a later host write sent back to the normal region.
+    /// Of `moved_into_cold`, pages a later host write sent back to the normal region.
     pub returned: u64,
     /// `returned / moved_into_cold` (null when nothing moved into cold).
     pub returned_ratio: Option<f64>,
@@ -98,10 +106,13 @@ pub struct GcReport {
     pub extra: std::collections::BTreeMap<String, u64>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Flow {
+    /// Source write stream (the victim's).
     pub from: String,
+    /// Destination write stream.
     pub to: String,
+    /// Pages moved along this flow.
     pub pages: u64,
 }
 
@@ -214,7 +225,7 @@ pub trait Ftl: Send + Sync + dyn_clone::DynClone {
 dyn_clone::clone_trait_object!(Ftl);
 
 /// What a block-mapped or hybrid (log-block) FTL did (WADPM paper §3, Fig. 4).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct HybridReport {
     /// First write of a page at its offset in its data block.
     pub write_data: u64,
@@ -223,24 +234,25 @@ pub struct HybridReport {
     /// The offset in the data block is free, but a later offset was already programmed, so the
     /// in-order rule forces the write into a log block.
     pub update_wasted: u64,
-    /// Merges: switch (a complete in-order log block becomes the data block), partial (the
-    /// log block is completed from the data block, then switched), full (a new data block is
-    /// assembled from the data block and the log blocks).
+    /// Switch merges: a complete in-order log block becomes the data block.
     pub switch_merges: u64,
+    /// Partial merges: the log block completed from the data block, then switched.
     pub partial_merges: u64,
+    /// Full merges: a new data block assembled from the data block and the log blocks.
     pub full_merges: u64,
     /// Log blocks the scheme may hold (per device).
     pub log_blocks: u64,
     /// Defragmentation copies (`Ftl::defrag_copy`) recorded for the target's next merge
-    /// (`defrag = "merge"`), and what became of them: done inside a merge by copy-back
-    /// (`defrag_in_merge`), void because the target got new data first (`defrag_superseded`),
-    /// or made eagerly because the source was about to change (`defrag_forced`); the rest still
-    /// wait. `defrag_eager`: copies programmed at once as writes of the target (`"eager"`, and
-    /// the forced ones).
+    /// (`defrag = "merge"`); those not done, voided or forced (below) still wait.
     pub defrag_deferred: u64,
+    /// Defragmentation copies done inside a merge by copy-back.
     pub defrag_in_merge: u64,
+    /// Defragmentation copies voided because the target got new data first.
     pub defrag_superseded: u64,
+    /// Defragmentation copies made eagerly because their source was about to change.
     pub defrag_forced: u64,
+    /// Defragmentation copies programmed at once as writes of the target (`defrag = "eager"`, and
+    /// the forced ones).
     pub defrag_eager: u64,
 }
 
@@ -265,18 +277,23 @@ impl HybridReport {
 }
 
 /// What a cached mapping table did.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct MappingReport {
+    /// Mapping lookups served from the cache.
     pub hits: u64,
+    /// Mapping lookups that loaded from a translation page.
     pub misses: u64,
+    /// hits / (hits + misses); null without lookups.
     pub hit_ratio: Option<f64>,
-    /// Translation-page reads and writes.
+    /// Translation-page reads (misses, and read-modify-writes of partly cached pages).
     pub map_reads: u64,
+    /// Translation-page writes (dirty write-backs).
     pub map_writes: u64,
     /// Of `map_reads`: reads of a partly cached dirty page merged before its write-back.
     pub map_merge_reads: u64,
-    /// Bytes of the whole table, and of the part held in RAM now.
+    /// Bytes of the whole mapping table (4 bytes per logical page).
     pub full_table_bytes: u64,
+    /// Bytes of the table held in RAM at the end of the run.
     pub cached_table_bytes: u64,
     /// Window size (entries) after each adjustment interval (dynamic windows).
     pub window_history: Vec<u64>,
@@ -302,7 +319,7 @@ impl MappingReport {
 }
 
 /// Where host writes go across planes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Striping {
     /// Consecutive page writes go to consecutive planes (round-robin).
@@ -315,42 +332,48 @@ pub enum Striping {
     Dynamic,
 }
 
-/// `[ftl]` section of the configuration.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// `[ftl]`: mapping scheme, garbage collection and write placement.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FtlConfig {
-    /// Mapping scheme, from [`MAPPINGS`].
+    /// Mapping scheme (registry [`MAPPINGS`]; `flashlab list`).
     #[serde(default = "d_mapping")]
     pub mapping: String,
-    /// GC victim policy, from [`gc::GC_POLICIES`].
-    #[serde(default = "d_gc")]
-    pub gc: String,
-    /// Policy-specific parameters.
+    /// GC victim policy (registry [`gc::GC_POLICIES`]; `flashlab list`) of schemes with one
+    /// ([`MappingEntry::gc_policy`]; default `greedy`, filled in when the config is loaded).
+    /// Log-block schemes merge instead and refuse it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = "greedy"))]
+    pub gc: Option<String>,
+    /// Parameters of the GC policy (see "Parameter tables").
     #[serde(default)]
+    #[schemars(with = "crate::reference::FreeTable")]
     pub gc_params: toml::Table,
     /// Erase / GC unit: a block, or a line (superblock: the same block in every plane).
     #[serde(default = "d_unit")]
     pub gc_unit: GcUnit,
+    /// Where host writes go across planes.
     #[serde(default = "d_striping")]
     pub striping: Striping,
-    /// When GC runs and how many victims a round takes, from [`schedule::GC_SCHEDULES`]
-    /// (default [`schedule::DEFAULT`]). Page-mapped schemes only.
+    /// When GC runs and how many victims a round takes (registry [`schedule::GC_SCHEDULES`];
+    /// `flashlab list`); unset: `classic`. Page-mapped schemes only.
     #[serde(default)]
     pub gc_schedule: Option<String>,
-    /// Schedule parameters (`[ftl.gc_schedule_params]`).
+    /// Parameters of the GC schedule (see "Parameter tables").
     #[serde(default)]
+    #[schemars(with = "crate::reference::FreeTable")]
     pub gc_schedule_params: toml::Table,
-    /// Mapping-scheme parameters (e.g. WADPM's cache: `[ftl.mapping_params]`).
+    /// Parameters of the mapping scheme, e.g. a cached table's window (see "Parameter tables").
     #[serde(default)]
+    #[schemars(with = "crate::reference::FreeTable")]
     pub mapping_params: toml::Table,
 }
 
 fn d_mapping() -> String {
     "page".into()
 }
-fn d_gc() -> String {
-    "greedy".into()
-}
+/// The GC victim policy of page-mapped schemes when `ftl.gc` is not given.
+pub const DEFAULT_GC: &str = "greedy";
 fn d_unit() -> GcUnit {
     GcUnit::Block
 }
@@ -358,11 +381,18 @@ fn d_striping() -> Striping {
     Striping::Full
 }
 
+impl FtlConfig {
+    /// The GC victim policy's name (`ftl.gc`, else [`DEFAULT_GC`]).
+    pub fn gc_name(&self) -> &str {
+        self.gc.as_deref().unwrap_or(DEFAULT_GC)
+    }
+}
+
 impl Default for FtlConfig {
     fn default() -> Self {
         FtlConfig {
             mapping: d_mapping(),
-            gc: d_gc(),
+            gc: None,
             gc_params: toml::Table::new(),
             gc_unit: d_unit(),
             striping: d_striping(),
@@ -387,41 +417,63 @@ pub struct FtlSpec<'a> {
 pub struct MappingEntry {
     pub name: &'static str,
     pub about: &'static str,
+    /// Whether the scheme collects garbage with a victim policy (`ftl.gc`, `gc_params`) and a
+    /// GC schedule; the log-block schemes merge instead, and those keys are errors there.
+    pub gc_policy: bool,
     pub build: fn(&FtlSpec) -> Result<Box<dyn Ftl>, Error>,
+    /// Schema of the `[ftl.mapping_params]` keys `build` accepts (the struct it parses).
+    pub params: crate::reference::ParamsFn,
 }
 
 pub const MAPPINGS: &[MappingEntry] = &[
     MappingEntry {
         name: "page",
         about: "page-level mapping, whole table in RAM; GC by a victim policy",
+        gc_policy: true,
         build: page::build,
+        params: crate::reference::no_params,
     },
     MappingEntry {
         name: "block",
         about: "block-level mapping per plane; updates copy-merge the block",
+        gc_policy: false,
         build: block::build,
+        params: crate::reference::no_params,
     },
     MappingEntry {
         name: "bast",
         about: "hybrid: one log block per data block, LRU log replacement (BAST)",
+        gc_policy: false,
         build: bast::build,
+        params: crate::reference::schema_of::<hybrid::LogParams>,
     },
     MappingEntry {
         name: "fast",
         about: "hybrid: one sequential + fully associative random log blocks (FAST)",
+        gc_policy: false,
         build: fast::build,
+        params: crate::reference::schema_of::<hybrid::LogParams>,
     },
     MappingEntry {
         name: "dftl",
         about: "demand-based page mapping: cached mapping table, translation pages in flash (Gupta et al. 2009)",
+        gc_policy: true,
         build: dftl::build,
+        params: dftl::params,
     },
     MappingEntry {
         name: "wadpm",
         about: "plane-level page mapping, table in flash, LRU cache of entries (Workload-Aware Dynamic Page Mapping)",
+        gc_policy: true,
         build: wadpm::build,
+        params: crate::reference::schema_of::<mapcache::CacheParams>,
     },
 ];
+
+/// The registry entry of mapping scheme `name`.
+pub fn mapping(name: &str) -> Option<&'static MappingEntry> {
+    MAPPINGS.iter().find(|m| m.name == name)
+}
 
 pub fn mapping_names() -> Vec<&'static str> {
     MAPPINGS.iter().map(|m| m.name).collect()

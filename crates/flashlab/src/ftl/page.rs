@@ -70,6 +70,9 @@ struct Gate {
 }
 
 pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
+    if let Some(k) = spec.config.mapping_params.keys().next() {
+        return Err(Error::config(format!("ftl.mapping_params.{k}"), "the page mapping takes no parameters"));
+    }
     Ok(Box::new(PageFtl::new(spec)?))
 }
 
@@ -85,7 +88,7 @@ impl<M: MapTable> PageFtl<M> {
     pub fn with_table(spec: &FtlSpec, table: M) -> Result<Self, Error> {
         let layout = spec.layout;
         let cfg = spec.config;
-        let policy = gc::build(&cfg.gc, &layout, &cfg.gc_params)?;
+        let policy = gc::build(cfg.gc_name(), &layout, &cfg.gc_params)?;
         let streams = policy.streams();
         if cfg.striping != Striping::Full && layout.unit == GcUnit::Line {
             return Err(Error::config(
@@ -111,7 +114,7 @@ impl<M: MapTable> PageFtl<M> {
             segs: Segments::new(layout, streams),
             nand: Nand::new(layout, spec.verify, spec.timing),
             policy,
-            policy_name: cfg.gc.clone(),
+            policy_name: cfg.gc_name().to_string(),
             striping: cfg.striping,
             pages_per_pool: spec.logical_pages.div_ceil(pools),
             cursor: vec![0; streams],

@@ -18,7 +18,7 @@ pub trait HostLayer: Send {
 }
 
 /// What to do with a request beyond the logical capacity.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum OutOfRange {
     /// Stop with an error naming the trace line (default).
@@ -32,7 +32,7 @@ pub enum OutOfRange {
 }
 
 /// How requests arrive.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Arrival {
     /// Open loop for traces (their timestamps), closed loop for generators.
@@ -43,14 +43,17 @@ pub enum Arrival {
     Closed,
 }
 
-/// `[host]` section.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// `[host]`: how requests reach the device.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HostConfig {
+    /// Host layer that turns byte requests into logical pages.
     #[serde(default = "d_layer")]
     pub layer: String,
+    /// What to do with a request beyond the logical capacity.
     #[serde(default = "d_oor")]
     pub out_of_range: OutOfRange,
+    /// When requests are issued.
     #[serde(default = "d_arrival")]
     pub arrival: Arrival,
     /// Outstanding requests in closed loop.

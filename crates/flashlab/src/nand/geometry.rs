@@ -29,7 +29,7 @@ pub struct Geometry {
 }
 
 /// The erase / garbage-collection unit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum GcUnit {
     Block,
@@ -38,6 +38,15 @@ pub enum GcUnit {
 
 /// Most physical pages we address with `u32` page numbers (the last value is a sentinel).
 pub const MAX_PAGES: u64 = u32::MAX as u64 - 1;
+
+/// The page-size rule (`key` names where the size came from): a power of two of at least 512
+/// bytes (a sector), at most 2^31.
+pub fn check_page_size(key: &str, bytes: u64) -> Result<u32, Error> {
+    match u32::try_from(bytes) {
+        Ok(b) if b >= 512 && b.is_power_of_two() => Ok(b),
+        _ => Err(Error::config(key, format!("{bytes} bytes is not a power of two from 512 B to 2 GiB"))),
+    }
+}
 
 impl Geometry {
     /// Validate the counts: every one positive, totals addressable with 32-bit page numbers.
@@ -49,19 +58,13 @@ impl Geometry {
             ("device.planes_per_die", self.planes_per_die),
             ("device.blocks_per_plane", self.blocks_per_plane),
             ("device.pages_per_block", self.pages_per_block),
-            ("device.page_size", self.page_size),
         ];
         for (key, v) in fields {
             if v == 0 {
                 return Err(Error::config(key, "must be at least 1"));
             }
         }
-        if self.page_size < 512 || !self.page_size.is_power_of_two() {
-            return Err(Error::config(
-                "device.page_size",
-                format!("{} is not a power of two >= 512 bytes", self.page_size),
-            ));
-        }
+        check_page_size("device.page_size", self.page_size as u64)?;
         let pages = self.total_pages_u64();
         if pages > MAX_PAGES {
             return Err(Error::config(

@@ -20,15 +20,19 @@ pub use timing::{Timeline, TimingParams};
 pub const NO_LPN: u32 = u32::MAX;
 
 /// Operation counts, in pages (programs, reads, copy-backs) and blocks (erases).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct NandCounters {
     /// Page reads whose data crossed the bus (host reads, GC moves across planes).
+    #[schemars(extend("x-unit" = "pages"))]
     pub reads: u64,
     /// Page programs, copy-back programs included.
+    #[schemars(extend("x-unit" = "pages"))]
     pub programs: u64,
     /// In-plane copy-backs (each is also one program).
+    #[schemars(extend("x-unit" = "pages"))]
     pub copybacks: u64,
     /// Block erases (a line erase counts one per block).
+    #[schemars(extend("x-unit" = "blocks"))]
     pub erases: u64,
 }
 
@@ -240,11 +244,15 @@ impl Nand {
 }
 
 /// Wear statistics over per-block erase counts.
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct Wear {
+    /// Fewest erases of any block.
     pub erase_min: u32,
+    /// Most erases of any block.
     pub erase_max: u32,
+    /// Mean erases per block.
     pub erase_mean: f64,
+    /// Standard deviation of erases per block.
     pub erase_stddev: f64,
 }
 

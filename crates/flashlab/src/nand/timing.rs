@@ -18,8 +18,8 @@ use serde::{Deserialize, Serialize};
 
 use super::geometry::Geometry;
 
-/// Operation latencies. Units in the names.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+/// `[timing]`: flash operation latencies and bus speed (timing mode). Units in the names.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TimingParams {
     /// Page read, array → page register (µs).

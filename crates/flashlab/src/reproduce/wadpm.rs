@@ -168,6 +168,7 @@ fn variants() -> Vec<Variant> {
             label: "FAST".into(),
             sets: vec![
                 "ftl.mapping=\"fast\"".into(),
+                "ftl.gc=".into(),
                 "ftl.mapping_params=".into(),
                 "ftl.mapping_params.log_blocks=128".into(),
             ],
@@ -290,7 +291,7 @@ impl<'a> Runs<'a> {
 }
 
 fn tput(r: &Results) -> f64 {
-    r.throughput_mb_s.unwrap_or(0.0)
+    r.throughput_mib_s.unwrap_or(0.0)
 }
 fn hit(r: &Results) -> f64 {
     r.mapping.cache.as_ref().and_then(|c| c.hit_ratio).unwrap_or(1.0)
@@ -348,7 +349,7 @@ pub fn run(scale: Scale, threads: usize, progress: &dyn RunProgress) -> Result<O
         .zip(&results)
         .map(|((t, l), r)| {
             json!({
-                "workload": t, "policy": l, "throughput_mb_s": r.throughput_mb_s, "waf": r.waf,
+                "workload": t, "policy": l, "throughput_mib_s": r.throughput_mib_s, "waf": r.waf,
                 "write_latency_us_mean": r.latency_us.as_ref().map(|x| x.write.mean),
                 "mapping_hit_ratio": r.mapping.hit_ratio, "table_bytes": r.mapping.table_bytes,
                 "map_reads": r.mapping.cache.as_ref().map(|c| c.map_reads), "map_writes": r.mapping.cache.as_ref().map(|c| c.map_writes),
@@ -418,7 +419,7 @@ fn plots(runs: &Runs) -> Vec<(String, String)> {
         })
         .collect();
     vec![
-        ("throughput.svg".into(), bar_chart("Throughput by mapping (Figs. 4b, 12)", "MB/s", &tp)),
+        ("throughput.svg".into(), bar_chart("Throughput by mapping (Figs. 4b, 12)", "MiB/s", &tp)),
         (
             "hit-ratio-loading.svg".into(),
             bar_chart("Mapping hit ratio by loading method, 4% window (Fig. 9)", "hit ratio (%)", &hits),
@@ -588,7 +589,7 @@ fn real_traces(w: &mut String, runs: &Runs, stats: &[TraceStats]) {
     );
     let _ = writeln!(
         w,
-        "| trace | requests | reads / writes (MiB) | mean request (paper's) | footprint | page MB/s | FAST MB/s | WADPM MB/s | \
+        "| trace | requests | reads / writes (MiB) | mean request (paper's) | footprint | page MiB/s | FAST MiB/s | WADPM MiB/s | \
          FAST vs page | WADPM / FAST | WADPM vs page | WADPM hit ratio, final window |\n|---|---|---|---|---|---|---|---|---|---|---|---|"
     );
     for (t, s) in REAL.iter().zip(stats) {
@@ -665,7 +666,7 @@ fn preconditioned(w: &mut String, runs: &Runs, scale: Scale) {
     );
     let _ = writeln!(
         w,
-        "| workload | mapping | MB/s | WAF | erases | GC moves | by copy-back | through the controller | mean write latency (µs) | map hit ratio, final window |\n|---|---|---|---|---|---|---|---|---|---|"
+        "| workload | mapping | MiB/s | WAF | erases | GC moves | by copy-back | through the controller | mean write latency (µs) | map hit ratio, final window |\n|---|---|---|---|---|---|---|---|---|---|"
     );
     for t in TRACES {
         for (v, _) in PRE_VARIANTS {

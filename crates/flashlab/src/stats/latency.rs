@@ -53,12 +53,17 @@ fn bucket_mid(b: usize) -> u64 {
 }
 
 /// Latency summary in µs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct LatencySummary {
+    /// Requests measured.
     pub count: u64,
+    /// Mean latency (µs).
     pub mean: f64,
+    /// Median latency (µs; histogram bucket resolution).
     pub p50: f64,
+    /// 99th-percentile latency (µs; histogram bucket resolution).
     pub p99: f64,
+    /// Largest latency (µs).
     pub max: f64,
 }
 

@@ -22,13 +22,15 @@ pub struct ReuseDistance {
     first_accesses: u64,
 }
 
-/// What results.json reports.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+/// LRU stack distances of page re-accesses (`sim.reuse_distance`).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct ReuseSummary {
+    /// Page accesses (reads and writes) of the measured phase.
     pub accesses: u64,
     /// Accesses to pages not seen before (no distance).
     pub first_accesses: u64,
-    /// (distance upper bound, exclusive; re-accesses in [previous bound, bound)), ascending.
+    /// (distance upper bound, exclusive; re-accesses with a distance from the previous bound up
+    /// to it), ascending; distances in distinct pages.
     pub histogram: Vec<(u64, u64)>,
     /// Share of re-accesses an LRU buffer of the run's buffer size would hit.
     pub within_buffer: Option<f64>,

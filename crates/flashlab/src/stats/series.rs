@@ -21,21 +21,28 @@ pub struct Sample {
 }
 
 /// One interval of the series, as written to CSV and results.json.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct SeriesPoint {
+    /// Interval number, from 0 (per-interval).
     pub interval: usize,
-    /// Cumulative host page writes at the end of the interval.
+    /// Host page writes from the start of the measured phase to the end of the interval
+    /// (cumulative; pages that reached the FTL).
     pub host_writes: u64,
-    /// Flash programs / host writes within the interval.
+    /// Flash programs / host page writes within the interval (per-interval).
     pub running_waf: f64,
-    /// Flash programs / host writes since the start.
+    /// Flash programs / host page writes from the start to the end of the interval (cumulative).
     pub cumulative_waf: f64,
+    /// Block erases within the interval (per-interval).
     pub erases: u64,
+    /// Pages moved by GC within the interval (per-interval).
     pub gc_copies: u64,
+    /// Pages GC moved into a cold region within the interval (per-interval).
     pub moved_into_cold: u64,
+    /// Of the pages in a cold region, those a host write sent back, within the interval
+    /// (per-interval).
     pub returned: u64,
     /// Share of the logical space frozen at the end of the interval: written before and never
-    /// written again (null unless `sim.track_frozen`).
+    /// written again (at the interval's end; null unless `sim.track_frozen`).
     pub frozen_share: Option<f64>,
 }
 

@@ -1,6 +1,7 @@
 //! Shared by the FAT tests: the real dosfstools / mtools binaries, temp files, and strict
-//! `fsck.fat -n` checking. Missing tools skip the checks with a message, unless
-//! `FLASHLAB_REQUIRE_FAT_TOOLS` is set (CI), where a missing tool fails the test.
+//! `fsck.fat -n` checking. Missing tools skip the checks with a message recorded in the skip
+//! log (see `skip.rs`), unless `FLASHLAB_REQUIRE_FAT_TOOLS` is set (CI), where a missing tool
+//! fails the test.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -30,7 +31,7 @@ pub fn tool(name: &str, require_var: &str, package: &str, why: &str) -> Option<P
             std::env::var_os(require_var).is_none(),
             "{require_var} is set but `{name}` is not installed ({package})"
         );
-        eprintln!("SKIPPED {why}: `{name}` not found (install {package})");
+        super::skip::skipped(why, &format!("`{name}` not found (install {package})"));
     }
     found
 }
@@ -43,7 +44,7 @@ pub fn tools(why: &str) -> Option<Tools> {
             std::env::var_os("FLASHLAB_REQUIRE_FAT_TOOLS").is_none(),
             "FLASHLAB_REQUIRE_FAT_TOOLS is set but `{n}` is not installed (dosfstools, mtools)"
         );
-        eprintln!("SKIPPED {why}: `{n}` not found (install dosfstools and mtools)");
+        super::skip::skipped(why, &format!("`{n}` not found (install dosfstools and mtools)"));
         return None;
     }
     let mut it = found.into_iter().map(|(_, p)| p.unwrap());

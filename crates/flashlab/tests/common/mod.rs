@@ -1,1 +1,2 @@
 pub mod fat_tools;
+pub mod skip;

@@ -109,25 +109,41 @@ pub struct GcEntry {
     pub about: &'static str,
     /// Build for a layout; `params` is the `[ftl.gc_params]` table (unknown keys are errors).
     pub build: GcBuildFn,
+    /// Schema of the `[ftl.gc_params]` keys `build` accepts (the struct it parses), for the
+    /// reference ([`crate::reference`]).
+    pub params: crate::reference::ParamsFn,
 }
 
 pub const GC_POLICIES: &[GcEntry] = &[
-    GcEntry { name: "greedy", about: "fewest valid pages first; O(1) with valid-count buckets", build: greedy::build },
+    GcEntry {
+        name: "greedy",
+        about: "fewest valid pages first; O(1) with valid-count buckets",
+        build: greedy::build,
+        params: crate::reference::no_params,
+    },
     GcEntry {
         name: "cost-benefit",
         about: "max (1-u)/2u x age (Rosenblum & Ousterhout, LFS)",
         build: cost_benefit::build,
+        params: crate::reference::no_params,
     },
-    GcEntry { name: "fifo", about: "oldest sealed segment first (circular log)", build: fifo::build },
+    GcEntry {
+        name: "fifo",
+        about: "oldest sealed segment first (circular log)",
+        build: fifo::build,
+        params: crate::reference::no_params,
+    },
     GcEntry {
         name: "2r",
         about: "2R: FIFO scan with threshold, normal/cold regions (Kang et al., VLDB 2020)",
         build: two_region::build_2r,
+        params: crate::reference::schema_of::<two_region::Params>,
     },
     GcEntry {
         name: "2r++",
         about: "2R++: 2R plus a second-chance 01 region (An & Lee, 2022)",
         build: two_region::build_2rpp,
+        params: crate::reference::schema_of::<two_region::Params>,
     },
 ];
 

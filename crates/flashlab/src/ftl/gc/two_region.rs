@@ -57,14 +57,14 @@ pub enum Variant {
     TwoRPlusPlus,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Fallback {
     Fifo,
     MinUtilization,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum MultiVictim {
     /// Until the victims' valid pages fill one segment.
@@ -74,7 +74,7 @@ pub enum MultiVictim {
 }
 
 /// `[ftl.gc_params]` for `2r` / `2r++`.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
     /// Utilization above which a segment is passed over (fraction of its pages valid).
@@ -83,6 +83,8 @@ pub struct Params {
     /// Most recently sealed fraction of segments that are never victims.
     #[serde(default = "d_window")]
     pub window: f64,
+    /// Victim when no segment outside the window is under the threshold: the oldest (`fifo`) or the
+    /// least utilized (`min-utilization`). Default: `min-utilization`.
     #[serde(default = "d_fallback")]
     pub fallback: Fallback,
     /// Default: `valid` for 2R, `invalid` for 2R++.

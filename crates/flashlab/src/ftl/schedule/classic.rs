@@ -18,9 +18,11 @@ use serde::Deserialize;
 use super::{parse_params, GcSchedule, Round, ScheduleContext};
 use crate::error::Error;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Params {
+    /// Free segments per pool below which opening a segment for host writes first runs GC (one
+    /// victim).
     #[serde(default = "one")]
     reserve: u32,
 }
@@ -32,6 +34,11 @@ fn one() -> u32 {
 #[derive(Clone)]
 pub struct Classic {
     reserve: u32,
+}
+
+/// Schema of [`Params`], the keys [`build`] accepts.
+pub(super) fn params() -> schemars::Schema {
+    crate::reference::schema_of::<Params>()
 }
 
 pub fn build(ctx: &ScheduleContext, params: &toml::Table) -> Result<Box<dyn GcSchedule>, Error> {

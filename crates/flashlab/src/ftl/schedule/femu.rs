@@ -35,13 +35,19 @@ use serde::Deserialize;
 use super::{fraction, parse_params, GcSchedule, Round, ScheduleContext};
 use crate::error::Error;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Params {
+    /// Background GC after a host request while a pool has at most this fraction of its segments
+    /// free (FEMU: 0.25).
     #[serde(default = "d_background")]
     background: f64,
+    /// Forced (foreground) GC while a pool has at most this fraction of its segments free (FEMU:
+    /// 0.05; at least one segment).
     #[serde(default = "d_forced")]
     forced: f64,
+    /// A background round is declined unless its victim has at least this fraction of its pages
+    /// invalid (FEMU: 1/8).
     #[serde(default = "d_min_invalid")]
     min_invalid: f64,
 }
@@ -64,6 +70,11 @@ pub struct Femu {
     forced_at: u32,
     /// Invalid pages a background victim must hold (`pgs_per_line / 8`).
     min_invalid: u32,
+}
+
+/// Schema of [`Params`], the keys [`build`] accepts.
+pub(super) fn params() -> schemars::Schema {
+    crate::reference::schema_of::<Params>()
 }
 
 pub fn build(ctx: &ScheduleContext, params: &toml::Table) -> Result<Box<dyn GcSchedule>, Error> {

@@ -79,6 +79,8 @@ pub struct ScheduleEntry {
     pub name: &'static str,
     pub about: &'static str,
     pub build: ScheduleBuildFn,
+    /// Schema of the `[ftl.gc_schedule_params]` keys `build` accepts (the struct it parses).
+    pub params: crate::reference::ParamsFn,
 }
 
 pub const GC_SCHEDULES: &[ScheduleEntry] = &[
@@ -86,16 +88,19 @@ pub const GC_SCHEDULES: &[ScheduleEntry] = &[
         name: "classic",
         about: "one victim per round when a new segment would take the pool below its reserve (1 segment): the textbook model",
         build: classic::build,
+        params: classic::params,
     },
     ScheduleEntry {
         name: "watermark",
         about: "collect from free <= low (streams + 1) until free >= high (low + 1), per pool: multi-victim rounds",
         build: watermark::build,
+        params: watermark::params,
     },
     ScheduleEntry {
         name: "femu",
         about: "FEMU bbssd: background GC after a request when free <= 25% (one victim, >= 1/8 invalid), forced at 5%",
         build: femu::build,
+        params: femu::params,
     },
 ];
 

@@ -17,10 +17,12 @@ use serde::Deserialize;
 use super::{parse_params, GcSchedule, Round, ScheduleContext};
 use crate::error::Error;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Params {
+    /// GC starts when a pool has at most this many free segments (default: write streams + 1).
     low: Option<u32>,
+    /// A GC round collects until the pool has this many free segments (default: `low` + 1).
     high: Option<u32>,
 }
 
@@ -28,6 +30,11 @@ struct Params {
 pub struct Watermark {
     low: u32,
     high: u32,
+}
+
+/// Schema of [`Params`], the keys [`build`] accepts.
+pub(super) fn params() -> schemars::Schema {
+    crate::reference::schema_of::<Params>()
 }
 
 pub fn build(ctx: &ScheduleContext, params: &toml::Table) -> Result<Box<dyn GcSchedule>, Error> {

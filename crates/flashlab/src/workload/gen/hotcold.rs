@@ -21,7 +21,7 @@ use crate::error::Error;
 use crate::workload::{GenContext, Workload};
 
 /// Keys of `hotcold` beyond the common ones.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct HotColdParams {
     /// Probability that a request goes to the hot region, in [0, 1].

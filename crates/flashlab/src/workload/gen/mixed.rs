@@ -20,7 +20,7 @@ use crate::error::Error;
 use crate::units::ByteSize;
 use crate::workload::{GenContext, Workload};
 
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct MixedParams {
     /// Probability that a request continues the sequential run.

@@ -34,17 +34,20 @@ pub struct GeneratorEntry {
     pub about: &'static str,
     /// Build from the `[workload]` table (without `kind`); unknown keys are errors.
     pub build: BuildFn,
+    /// Schema of the generator's own keys (the struct it parses; the common keys are
+    /// [`params::COMMON_PARAMS`]).
+    pub params: crate::reference::ParamsFn,
 }
 
 #[rustfmt::skip]
 pub const GENERATORS: &[GeneratorEntry] = &[
-    GeneratorEntry { name: "sequential", about: "address order over the footprint, wrapping around", build: sequential::build },
-    GeneratorEntry { name: "uniform", about: "uniform random aligned offsets over the footprint", build: uniform::build },
-    GeneratorEntry { name: "zipf", about: "fio-compatible zipf(theta) over request slots (theta 1.1)", build: zipf::build },
-    GeneratorEntry { name: "mixed", about: "sequential runs broken by random jumps (sequential_share 0.5; resume = true: jumps are excursions the run resumes after)", build: mixed::build },
-    GeneratorEntry { name: "hotcold", about: "hot_access (0.8) of requests on the first hot_space (0.2)", build: hotcold::build },
-    GeneratorEntry { name: "tpcc-like", about: "OLTP page writes: database grows 10%→100%, 22.9× footprint, top 20% of pages ~90%", build: oltp::build_tpcc },
-    GeneratorEntry { name: "linkbench-like", about: "as tpcc-like but update-heavy: 229× footprint, top 20% of pages ~80%", build: oltp::build_linkbench },
+    GeneratorEntry { name: "sequential", about: "address order over the footprint, wrapping around", build: sequential::build, params: crate::reference::schema_of::<sequential::SequentialParams> },
+    GeneratorEntry { name: "uniform", about: "uniform random aligned offsets over the footprint", build: uniform::build, params: crate::reference::schema_of::<uniform::UniformParams> },
+    GeneratorEntry { name: "zipf", about: "fio-compatible zipf(theta) over request slots (theta 1.1)", build: zipf::build, params: crate::reference::schema_of::<zipf::ZipfParams> },
+    GeneratorEntry { name: "mixed", about: "sequential runs broken by random jumps (sequential_share 0.5; resume = true: jumps are excursions the run resumes after)", build: mixed::build, params: crate::reference::schema_of::<mixed::MixedParams> },
+    GeneratorEntry { name: "hotcold", about: "hot_access (0.8) of requests on the first hot_space (0.2)", build: hotcold::build, params: crate::reference::schema_of::<hotcold::HotColdParams> },
+    GeneratorEntry { name: "tpcc-like", about: "OLTP page writes: database grows 10%→100%, 22.9× footprint, top 20% of pages ~90%", build: oltp::build_tpcc, params: oltp::params },
+    GeneratorEntry { name: "linkbench-like", about: "as tpcc-like but update-heavy: 229× footprint, top 20% of pages ~80%", build: oltp::build_linkbench, params: oltp::params },
 ];
 
 /// Build the generator `kind`; an unknown name lists the valid ones.

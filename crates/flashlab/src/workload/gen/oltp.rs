@@ -136,13 +136,21 @@ pub const HOT_SPACE: f64 = 0.2;
 pub const HOT_ACCESS: f64 = 0.8;
 
 /// The models' own keys as written; `None` = the model's default.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 struct OltpKeys {
+    /// Initial database size as a fraction of the footprint (0.10); the database grows to the whole
+    /// footprint over the run.
     d0: Option<f64>,
+    /// Fraction of the footprint, newest pages, that stays updatable (0.14); older appended pages
+    /// freeze.
     active_window: Option<f64>,
+    /// Probability that an update goes to the core (the loaded database) rather than the active
+    /// window (tpcc-like 0.91, linkbench-like 0.77).
     core_share: Option<f64>,
+    /// Hot share of the core (default 0.2).
     hot_space: Option<f64>,
+    /// Probability that a core update goes to its hot share (default 0.8).
     hot_access: Option<f64>,
 }
 
@@ -522,6 +530,11 @@ impl Picker for OltpPicker {
 }
 
 /// Build `model` from the `[workload]` table.
+/// Schema of the keys both OLTP models accept besides the common ones.
+pub(super) fn params() -> schemars::Schema {
+    crate::reference::schema_of::<OltpKeys>()
+}
+
 pub fn build_model(model: &Model, params: toml::Table, ctx: &GenContext) -> Result<Box<dyn Workload>, Error> {
     let setup = configure(model, params, ctx)?;
     let mut rng = seeded_rng(&setup.common);

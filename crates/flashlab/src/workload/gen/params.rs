@@ -33,6 +33,33 @@ pub const COMMON_KEYS: &[&str] = &[
     "iat_ns",
 ];
 
+/// The common keys documented (`docs/config.md`, `flashlab config show`); the same names as
+/// [`COMMON_KEYS`], in the same order (a test checks).
+pub const COMMON_PARAMS: &[crate::reference::Param] = &[
+    param("volume", "size", "", "bytes", "Stop after requesting this many bytes. Give at most one of `volume`, `requests`, `volume_ratio`, `capacity_multiple`; default: the footprint once."),
+    param("requests", "integer", "", "", "Stop after this many requests."),
+    param("volume_ratio", "number", "", "× footprint", "Stop after requesting this multiple of the footprint's bytes."),
+    param("capacity_multiple", "number", "", "× footprint", "The same as `volume_ratio`."),
+    param("read_share", "number", "0.0", "fraction", "Probability that a request is a read."),
+    param("trim_share", "number", "0.0", "fraction", "Probability that a request is a trim (`read_share + trim_share` ≤ 1)."),
+    param("request_size", "size or table", "", "bytes", "Request size, or a table of sizes and weights `{ \"4KiB\" = 0.7, \"64KiB\" = 0.3 }`; default: one page."),
+    param("align", "size", "", "bytes", "Every offset and length is a multiple of this; default: one page."),
+    param("footprint", "size or number", "", "bytes or fraction", "Address range the generator covers: bytes, or a float in (0, 1] as a fraction of the logical capacity; default: the whole capacity."),
+    param("start", "size", "0", "bytes", "First byte of the address range."),
+    param("seed", "integer", "", "", "The generator's seed; default: derived from the run's `seed`."),
+    param("iat_ns", "integer", "0", "ns", "Fixed inter-arrival time stamped on requests (0: all at time 0); used with open-loop arrival (`host.arrival = \"open\"`)."),
+];
+
+const fn param(
+    name: &'static str,
+    ty: &'static str,
+    default: &'static str,
+    unit: &'static str,
+    doc: &'static str,
+) -> crate::reference::Param {
+    crate::reference::Param { name, ty, default, unit, doc }
+}
+
 /// The keys that say how long the stream is; at most one may be given.
 const LIMIT_KEYS: &[&str] = &["volume", "requests", "volume_ratio", "capacity_multiple"];
 

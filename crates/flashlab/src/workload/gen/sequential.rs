@@ -13,7 +13,7 @@ use crate::error::Error;
 use crate::workload::{GenContext, Workload};
 
 /// `sequential` takes only the common keys.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct SequentialParams {}
 

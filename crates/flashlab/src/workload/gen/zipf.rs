@@ -139,7 +139,7 @@ impl FioZipf {
 }
 
 /// Keys of `zipf` beyond the common ones.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct ZipfParams {
     /// Skew, as in fio's `random_distribution=zipf:θ`: > 0 and ≠ 1.

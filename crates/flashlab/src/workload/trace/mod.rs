@@ -68,16 +68,28 @@ pub struct TraceOptions {
 }
 
 /// The keys a `[workload]` table with `kind = "trace"` may hold.
-const TABLE_KEYS: &[&str] = &["path", "format", "device", "time_scale", "time_unit"];
+pub(crate) const TABLE_KEYS: &[&str] = &["path", "format", "device", "time_scale", "time_unit"];
 
-#[derive(serde::Deserialize)]
+/// The `[workload]` keys of `kind = "trace"` (besides `kind`).
+#[derive(serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RawOptions {
+    /// Trace file (relative to the config file; `.gz`, `.zst`, `.bz2` read transparently), or
+    /// `builtin:NAME` for an excerpt compiled in (`flashlab list`).
     path: PathBuf,
+    /// Trace format (`flashlab list`); default: detected from the file name and first lines.
     format: Option<String>,
+    /// Keep only records of this device / volume / ASU / LUN number (formats that carry one).
     device: Option<u64>,
+    /// Multiply every timestamp by this (0.5 replays twice as fast); default 1.0.
     time_scale: Option<f64>,
+    /// Time unit of formats whose unit varies: `ns`, `us`, `ms`, `s`.
     time_unit: Option<String>,
+}
+
+/// Schema of the `[workload]` keys of a trace (`TABLE_KEYS`, parsed into `RawOptions`).
+pub fn params() -> schemars::Schema {
+    crate::reference::schema_of::<RawOptions>()
 }
 
 impl TraceOptions {
@@ -292,7 +304,9 @@ fn build(entry: &FormatEntry, input: input::Input, opts: &TraceOptions) -> Resul
     };
     let settings = Settings { device: opts.device, unit_ns };
     let source = (entry.open)(input, &settings)?;
-    Ok(Reader::new(source, opts.device, opts.time_scale))
+    let mut reader = Reader::new(source, opts.device, opts.time_scale);
+    reader.require_requests(&opts.path.display().to_string())?;
+    Ok(reader)
 }
 
 /// Where a file-level problem (no line) happened.

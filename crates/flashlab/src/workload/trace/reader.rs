@@ -48,6 +48,8 @@ pub(crate) struct Reader {
     /// Raw time of the first record kept; `None` until then.
     origin_ns: Option<u128>,
     time_scale: f64,
+    /// The first request, read ahead by [`Reader::require_requests`].
+    peeked: Option<Kept>,
 }
 
 impl Reader {
@@ -58,11 +60,30 @@ impl Reader {
 
     pub(crate) fn new(source: Box<dyn Source>, device: Option<u64>, time_scale: f64) -> Self {
         assert!(time_scale.is_finite() && time_scale > 0.0, "time_scale validated before a reader is built");
-        Reader { source, device, origin_ns: None, time_scale }
+        Reader { source, device, origin_ns: None, time_scale, peeked: None }
+    }
+
+    /// Read ahead to the first request kept: a trace with none (an empty file, only comments
+    /// and skipped commands, or no record of the chosen device) is an error naming the file.
+    pub(crate) fn require_requests(&mut self, name: &str) -> Result<(), Error> {
+        self.peeked = self.next_kept()?;
+        if self.peeked.is_some() {
+            return Ok(());
+        }
+        let what = match self.device {
+            Some(d) => format!("no request for device {d}"),
+            None => {
+                "no request: the trace is empty (or holds only headers, comments and commands that move no data)".into()
+            }
+        };
+        Err(Error::input(super::at_file(name), what))
     }
 
     /// The next request that passes the filter, with the device and raw time it came from.
     pub(crate) fn next_kept(&mut self) -> Result<Option<Kept>, Error> {
+        if let Some(k) = self.peeked.take() {
+            return Ok(Some(k));
+        }
         while let Some(rec) = self.source.next_record()? {
             if self.device.is_some() && rec.device != self.device {
                 continue;

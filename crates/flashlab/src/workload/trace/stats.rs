@@ -81,9 +81,7 @@ pub const STREAMS: usize = 8;
 
 /// Read the whole trace once and summarise it.
 pub fn stats(opts: &TraceOptions, page_size: u64) -> Result<TraceStats, Error> {
-    if page_size == 0 {
-        return Err(Error::config("page_size", "must be > 0"));
-    }
+    crate::nand::geometry::check_page_size("page_size", page_size)?;
     let format = match (&opts.format, super::builtin::find(&opts.path)) {
         (Some(name), _) => find_format(name)?.name,
         (None, Some(b)) => b?.format,

@@ -1,0 +1,285 @@
+//! Commands that look at configs and results without simulating: `config show`, `run
+//! --dry-run`, `docs` (the generated references) and `compare` (results side by side).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use flashlab::{reference, sim, Config};
+use serde_json::{json, Map, Value};
+
+use crate::emit;
+
+/// `flashlab config show`: the resolved config with every default and a comment per key.
+pub fn config_show(config: &str, sets: &[String]) -> Result<()> {
+    let cfg = crate::load_config(config, sets)?;
+    sim::validate(&cfg)?;
+    emit(format!("# {}{}", cfg.source, sets.iter().map(|s| format!(" --set {s}")).collect::<String>()));
+    emit(reference::annotated_toml(&cfg).trim_end());
+    Ok(())
+}
+
+/// `flashlab run --dry-run`: load and validate, then say what would run.
+pub fn dry_run(cfg: &Config, out: &Path) -> Result<()> {
+    sim::validate(cfg)?;
+    let r = cfg.resolve()?;
+    let geo = r.layout.geo;
+    let gib = (1u64 << 30) as f64;
+    let logical = r.logical_pages * r.page_size;
+    let memory = cfg.memory_estimate(&geo);
+    let workload = cfg.workload.get("kind").and_then(|k| k.as_str()).unwrap_or("?");
+    emit(format!("config       {} (valid)", cfg.source));
+    emit(format!(
+        "device       {:.3} GiB logical / {:.3} GiB physical (OP {:.1}%), {} pages of {} bytes",
+        logical as f64 / gib,
+        geo.physical_bytes() as f64 / gib,
+        r.over_provisioning * 100.0,
+        r.logical_pages,
+        r.page_size
+    ));
+    emit(format!(
+        "ftl          {} mapping, {}, buffer {}",
+        cfg.ftl.mapping,
+        match &cfg.ftl.gc {
+            Some(gc) => format!(
+                "{gc} GC, {} schedule",
+                cfg.ftl.gc_schedule.as_deref().unwrap_or(flashlab::ftl::schedule::DEFAULT)
+            ),
+            None => "merges (no GC policy)".into(),
+        },
+        cfg.buffer.policy
+    ));
+    let mode = serde_json::to_value(cfg.sim.mode)?;
+    emit(format!("workload     {workload}; {} mode, seed {}", mode.as_str().unwrap_or("?"), cfg.seed));
+    emit(format!(
+        "memory       about {} of simulator state (sim.memory_limit {})",
+        human_bytes(memory),
+        human_bytes(cfg.sim.memory_limit.0)
+    ));
+    emit(format!("dry run      nothing simulated; a run would write {}", out.join("results.json").display()));
+    Ok(())
+}
+
+/// Bytes in MiB or GiB.
+fn human_bytes(bytes: u64) -> String {
+    let mib = bytes as f64 / (1u64 << 20) as f64;
+    if mib < 1024.0 {
+        format!("{mib:.1} MiB")
+    } else {
+        format!("{:.2} GiB", mib / 1024.0)
+    }
+}
+
+/// `flashlab docs`: print or write `config.md` and `results.md`.
+pub fn docs(write: Option<&Path>) -> Result<()> {
+    let files = [("config.md", reference::config_markdown()), ("results.md", reference::results_markdown())];
+    match write {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            for (name, text) in files {
+                let path = dir.join(name);
+                std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+                emit(format!("wrote        {}", path.display()));
+            }
+        }
+        None => {
+            for (_, text) in files {
+                emit(text);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A results.json, read and checked.
+fn read_results(path: &Path) -> Result<Value> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let v: Value = serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
+    let is_results = ["host", "flash", "sim", "config"].iter().all(|k| v.get(k).is_some_and(Value::is_object));
+    if !is_results {
+        bail!("{}: not a flashlab results.json (no host / flash / sim / config objects)", path.display());
+    }
+    Ok(v)
+}
+
+/// Scalars under dotted keys, in document order. Numbers only, or every scalar (strings and
+/// booleans as JSON text, arrays as JSON text) with `all`.
+fn flatten(prefix: &str, v: &Value, all: bool, out: &mut Vec<(String, Value)>) {
+    match v {
+        Value::Object(m) => {
+            for (k, sub) in m {
+                let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                flatten(&key, sub, all, out);
+            }
+        }
+        Value::Number(_) => out.push((prefix.to_string(), v.clone())),
+        Value::Null if !all => out.push((prefix.to_string(), Value::Null)),
+        _ if all => out.push((prefix.to_string(), v.clone())),
+        _ => {}
+    }
+}
+
+/// The union of keys, in the first file's order, then keys only later files have.
+fn union(flats: &[Vec<(String, Value)>]) -> Vec<String> {
+    let mut keys: Vec<String> = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for f in flats {
+        for (k, _) in f {
+            if seen.insert(k.clone()) {
+                keys.push(k.clone());
+            }
+        }
+    }
+    keys
+}
+
+fn lookup<'a>(flat: &'a [(String, Value)], key: &str) -> Option<&'a Value> {
+    flat.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+}
+
+/// `flashlab compare`: config keys that differ, then every scalar result with ratios to the first.
+pub fn compare(files: &[PathBuf], as_json: bool) -> Result<()> {
+    if files.len() < 2 {
+        bail!("compare needs at least two results.json files");
+    }
+    let docs: Vec<Value> = files.iter().map(|f| read_results(f)).collect::<Result<_>>()?;
+    let configs: Vec<Vec<(String, Value)>> = docs
+        .iter()
+        .map(|d| {
+            let mut out = Vec::new();
+            flatten("config", &d["config"], true, &mut out);
+            out
+        })
+        .collect();
+    let results: Vec<Vec<(String, Value)>> = docs
+        .iter()
+        .map(|d| {
+            let mut out = Vec::new();
+            let mut m = d.as_object().cloned().unwrap_or_default();
+            m.remove("config");
+            flatten("", &Value::Object(m), false, &mut out);
+            out
+        })
+        .collect();
+    let mut differing = Vec::new();
+    for key in union(&configs) {
+        let values: Vec<Value> = configs.iter().map(|c| lookup(c, &key).cloned().unwrap_or(Value::Null)).collect();
+        if values.iter().any(|v| v != &values[0]) {
+            differing.push((key, values));
+        }
+    }
+    let mut rows = Vec::new();
+    for key in union(&results) {
+        let values: Vec<Value> = results.iter().map(|r| lookup(r, &key).cloned().unwrap_or(Value::Null)).collect();
+        if values.iter().all(Value::is_null) {
+            continue; // a section no run has (e.g. `hybrid` on page mapping)
+        }
+        let ratios: Vec<Option<f64>> = values.iter().map(|v| ratio(v, &values[0])).collect();
+        rows.push((key, values, ratios));
+    }
+    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    if as_json {
+        let cfg: Vec<Value> = differing.iter().map(|(k, v)| json!({ "key": k, "values": v })).collect();
+        let res: Vec<Value> =
+            rows.iter().map(|(k, v, r)| json!({ "key": k, "values": v, "ratios": r[1..].to_vec() })).collect();
+        let mut top = Map::new();
+        top.insert("files".into(), json!(names));
+        top.insert("config_differences".into(), Value::Array(cfg));
+        top.insert("results".into(), Value::Array(res));
+        emit(serde_json::to_string_pretty(&Value::Object(top))?);
+        return Ok(());
+    }
+    emit(compare_table(&names, &differing, &rows));
+    Ok(())
+}
+
+/// `b / a` for two numbers, `a` nonzero.
+fn ratio(b: &Value, a: &Value) -> Option<f64> {
+    let (a, b) = (a.as_f64()?, b.as_f64()?);
+    (a != 0.0).then(|| b / a)
+}
+
+fn cell(v: &Value) -> String {
+    match v {
+        Value::Null => "-".into(),
+        Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+            (Some(u), _, _) => u.to_string(),
+            (_, Some(i), _) => i.to_string(),
+            (_, _, Some(f)) if f.abs() >= 1e6 || (f != 0.0 && f.abs() < 1e-3) => format!("{f:.4e}"),
+            (_, _, Some(f)) => format!("{f:.4}"),
+            _ => n.to_string(),
+        },
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+type Row = (String, Vec<Value>, Vec<Option<f64>>);
+
+/// The text table: a legend of the files, differing config keys, then key | A | B | B/A | ….
+fn compare_table(names: &[String], differing: &[(String, Vec<Value>)], rows: &[Row]) -> String {
+    let letters: Vec<String> = (0..names.len()).map(label).collect();
+    let mut out = String::new();
+    for (l, n) in letters.iter().zip(names) {
+        out.push_str(&format!("{l}  {n}\n"));
+    }
+    let mut header = vec!["key".to_string()];
+    for (i, l) in letters.iter().enumerate() {
+        header.push(l.clone());
+        if i > 0 {
+            header.push(format!("{l}/{}", letters[0]));
+        }
+    }
+    let mut table: Vec<Vec<String>> = vec![header];
+    if !differing.is_empty() {
+        for (k, vals) in differing {
+            let mut line = vec![k.clone()];
+            for (i, v) in vals.iter().enumerate() {
+                line.push(cell(v));
+                if i > 0 {
+                    line.push(String::new());
+                }
+            }
+            table.push(line);
+        }
+    }
+    let config_rows = table.len();
+    for (k, vals, ratios) in rows {
+        let mut line = vec![k.clone()];
+        for (i, v) in vals.iter().enumerate() {
+            line.push(cell(v));
+            if i > 0 {
+                line.push(ratios[i].map_or("-".into(), |r| format!("{r:.3}")));
+            }
+        }
+        table.push(line);
+    }
+    let widths: Vec<usize> =
+        (0..table[0].len()).map(|c| table.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+    out.push('\n');
+    for (i, r) in table.iter().enumerate() {
+        if i == 1 && config_rows > 1 {
+            out.push_str("# config keys that differ\n");
+        }
+        if i == config_rows {
+            out.push_str("# results\n");
+        }
+        let cells: Vec<String> = r
+            .iter()
+            .enumerate()
+            .map(|(c, s)| if c == 0 { format!("{s:<w$}", w = widths[c]) } else { format!("{s:>w$}", w = widths[c]) })
+            .collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+    }
+    out.trim_end().to_string()
+}
+
+/// A, B, …, Z, then A1, B1, ….
+fn label(i: usize) -> String {
+    let c = (b'A' + (i % 26) as u8) as char;
+    if i < 26 {
+        c.to_string()
+    } else {
+        format!("{c}{}", i / 26)
+    }
+}
