@@ -34,7 +34,7 @@ pub struct DeviceConfig {
     pub blocks_per_plane: u32,
     /// Required: pages in each erase block.
     pub pages_per_block: u32,
-    /// Flash page size, the unit of reads and programs (a power of two).
+    /// Flash page size, the unit of reads and programs (a power of two from 512 B to 2 GiB).
     #[serde(default = "d_page")]
     pub page_size: ByteSize,
     /// Capacity exported to the host. Give this or `over_provisioning`, or both if they agree.
