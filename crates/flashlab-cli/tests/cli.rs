@@ -473,40 +473,22 @@ fn an_empty_trace_is_an_error_and_a_short_one_warns() {
     // A short run on the small default device in steady state (filled, then overwritten once):
     // GC runs, but on fewer host writes than the device's spare pages.
     let out = dir.join("short");
-    let o = flashlab(&[
-        "run",
-        "default",
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-        "--set",
-        "workload.volume_ratio=0.05",
-        "--set",
-        "precondition.overwrite=1.0",
-        "--set",
-        "sim.mode=\"accounting\"",
-    ]);
+    let run_default = |sets: &[&str]| {
+        let mut args =
+            vec!["run", "default", "--quiet", "--out", out.to_str().unwrap(), "--set", "sim.mode=\"accounting\""];
+        for s in sets {
+            args.extend(["--set", s]);
+        }
+        flashlab(&args)
+    };
+    let o = run_default(&["workload.volume_ratio=0.05", "precondition.overwrite=1.0"]);
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("warning      the measured phase wrote"), "{}", text(&o));
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
     assert!(v["warnings"][0].as_str().unwrap().contains("fewer than the device's"), "{v}");
     // Without preconditioning nothing is erased: a different warning.
-    let o = flashlab(&[
-        "run",
-        "default",
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-        "--set",
-        "precondition.fill=false",
-        "--set",
-        "precondition.overwrite=0",
-        "--set",
-        "workload.volume_ratio=0.1",
-        "--set",
-        "sim.mode=\"accounting\"",
-    ]);
+    let o = run_default(&["precondition.fill=false", "precondition.overwrite=0", "workload.volume_ratio=0.1"]);
     assert!(text(&o).contains("no block was erased") && text(&o).contains("an empty device"), "{}", text(&o));
 }
 
