@@ -1,8 +1,11 @@
 //! FTL layer: mapping, garbage collection and allocation, between the buffer and the NAND.
 //!
 //! A mapping scheme implements [`Ftl`] and is registered in [`MAPPINGS`] (one line each); it
-//! owns a [`Nand`] and drives it. Today: `page` (whole page table in RAM, with the GC victim
-//! policies of `gc/` and the allocator of `alloc.rs`).
+//! owns a [`Nand`] and drives it. Page-mapped schemes (`page`, whole table in RAM; `dftl` and
+//! `wadpm`, tables cached from flash — `page.rs` generic over `maptable.rs`) collect garbage
+//! with the victim policies of `gc/`, the schedules of `schedule/` and the allocator of
+//! `alloc.rs`; the block-mapped and log-block schemes (`block`, `bast`, `fast` on `hybrid.rs`)
+//! merge instead ([`MappingEntry::gc_policy`]).
 //!
 //! Every FTL keeps these invariants, checked by [`Ftl::validate`] in check mode:
 //! - every mapped logical page points at a programmed physical page whose OOB names it;
