@@ -291,13 +291,15 @@ fn build(entry: &FormatEntry, input: input::Input, opts: &TraceOptions) -> Resul
     }
     let unit_ns = match &opts.time_unit {
         Some(_) if !entry.time_unit_override => {
+            let takers: Vec<&str> = FORMATS.iter().filter(|f| f.time_unit_override).map(|f| f.name).collect();
             return Err(Error::config(
                 "workload.time_unit",
                 format!(
-                    "trace format `{}` has a fixed time unit; only disksim, mqsim and ssdsim take `time_unit`",
-                    entry.name
+                    "trace format `{}` has a fixed time unit; only {} take `time_unit`",
+                    entry.name,
+                    takers.join(", ")
                 ),
-            ))
+            ));
         }
         Some(unit) => Some(unit_ns(unit)?),
         None => None,
