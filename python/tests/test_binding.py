@@ -175,7 +175,7 @@ def test_progress_bars_when_asked(capsys):
 def test_check_config_output_runs_as_is():
     """The full config (unset options as None, trace paths absolute) feeds back into run()."""
     cfg = flashlab.check_config("default", overrides=SMALL)
-    assert cfg["buffer"]["block_threshold"] is None
+    assert cfg["host"]["max_request"] is None
     a = flashlab.run(cfg, progress=False)
     b = flashlab.run("default", overrides=SMALL, progress=False)
     assert strip_wall(a.summary) == strip_wall(b.summary)

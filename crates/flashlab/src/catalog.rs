@@ -14,27 +14,38 @@ pub struct Registry {
     pub entries: Vec<(String, String)>,
 }
 
+impl From<crate::registry::Listing> for Registry {
+    fn from(l: crate::registry::Listing) -> Self {
+        Registry {
+            id: l.id,
+            title: l.title,
+            entries: l.entries.into_iter().map(|(name, about, _)| (name.into(), about.into())).collect(),
+        }
+    }
+}
+
 fn reg<T>(id: &'static str, title: &'static str, items: &[T], f: impl Fn(&T) -> (String, String)) -> Registry {
     Registry { id, title, entries: items.iter().map(f).collect() }
 }
 
 /// All registries, in the order `flashlab list` shows them.
 pub fn registries() -> Vec<Registry> {
-    let mut generators = reg("workload", "workload generators ([workload] kind)", workload::gen::GENERATORS, |g| {
-        (g.name.into(), g.about.into())
-    });
+    let mut generators = Registry::from(workload::gen::GENERATORS.listing());
     generators
         .entries
         .push(("trace".into(), "replay a trace file (path, format, device, time_scale, time_unit)".into()));
+    let mut schedules = Registry::from(ftl::schedule::GC_SCHEDULES.listing());
+    for (name, about) in &mut schedules.entries {
+        if name == ftl::schedule::DEFAULT {
+            about.push_str(" (default)");
+        }
+    }
     vec![
-        reg("mapping", "mapping schemes ([ftl] mapping)", ftl::MAPPINGS, |m| (m.name.into(), m.about.into())),
-        reg("gc", "GC policies ([ftl] gc)", ftl::gc::GC_POLICIES, |g| (g.name.into(), g.about.into())),
-        reg("gc_schedule", "GC schedules ([ftl] gc_schedule; page-mapped schemes)", ftl::schedule::GC_SCHEDULES, |s| {
-            let default = if s.name == ftl::schedule::DEFAULT { " (default)" } else { "" };
-            (s.name.into(), format!("{}{default}", s.about))
-        }),
-        reg("buffer", "buffer policies ([buffer] policy)", buffer::BUFFERS, |b| (b.name.into(), b.about.into())),
-        reg("host", "host layers ([host] layer)", host::HOST_LAYERS, |h| (h.name.into(), h.about.into())),
+        ftl::MAPPINGS.listing().into(),
+        ftl::gc::GC_POLICIES.listing().into(),
+        schedules,
+        buffer::BUFFERS.listing().into(),
+        host::HOST_LAYERS.listing().into(),
         generators,
         reg("format", "trace formats ([workload] format, --format)", workload::trace::FORMATS, |f| {
             (f.name.into(), f.about.into())

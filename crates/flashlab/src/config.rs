@@ -289,7 +289,11 @@ impl Config {
                     at
                 }
             };
-            Error::input(at, e.into_inner().message().to_string())
+            let mut msg = e.into_inner().message().to_string();
+            if let Some(hint) = moved_key(&path) {
+                msg.push_str(&format!("; {hint}"));
+            }
+            Error::input(at, msg)
         })?;
         cfg.source = source.to_string();
         cfg.overrides = overrides.to_vec();
@@ -311,7 +315,7 @@ impl Config {
     fn settle_ftl(&mut self) -> Result<(), Error> {
         let Some(m) = crate::ftl::mapping(&self.ftl.mapping) else { return Ok(()) };
         let f = &mut self.ftl;
-        if m.gc_policy {
+        if m.caps.gc_policy {
             f.gc.get_or_insert_with(|| crate::ftl::DEFAULT_GC.to_string());
             return Ok(());
         }
@@ -531,21 +535,22 @@ impl Config {
             let from = self.origin_of(key);
             Err(Error::config(key, format!("{} (in {from})", Error::unknown(kind, name, valid))))
         };
-        known("ftl.mapping", "mapping scheme", &self.ftl.mapping, crate::ftl::mapping_names())?;
+        use crate::{buffer, ftl, host, workload};
+        known("ftl.mapping", "mapping scheme", &self.ftl.mapping, ftl::mapping_names())?;
         if let Some(gc) = &self.ftl.gc {
-            known("ftl.gc", "GC policy", gc, crate::ftl::gc::names())?;
+            known("ftl.gc", ftl::gc::GC_POLICIES.kind, gc, ftl::gc::GC_POLICIES.names())?;
         }
         if let Some(name) = &self.ftl.gc_schedule {
-            known("ftl.gc_schedule", "GC schedule", name, crate::ftl::schedule::names())?;
+            known("ftl.gc_schedule", ftl::schedule::GC_SCHEDULES.kind, name, ftl::schedule::GC_SCHEDULES.names())?;
         }
-        known("buffer.policy", "buffer policy", &self.buffer.policy, crate::buffer::names())?;
-        known("host.layer", "host layer", &self.host.layer, crate::host::names())?;
+        known("buffer.policy", "buffer policy", &self.buffer.policy, buffer::names())?;
+        known("host.layer", host::HOST_LAYERS.kind, &self.host.layer, host::HOST_LAYERS.names())?;
         let kind = self.workload.get("kind").and_then(|k| k.as_str()).unwrap_or("");
-        let mut kinds: Vec<&'static str> = crate::workload::gen::GENERATORS.iter().map(|g| g.name).collect();
+        let mut kinds = workload::gen::GENERATORS.names();
         kinds.push("trace");
         known("workload.kind", "workload kind", kind, kinds)?;
         if let Some(f) = self.workload.get("format").and_then(|f| f.as_str()) {
-            known("workload.format", "trace format", f, crate::workload::trace::format_names())?;
+            known("workload.format", "trace format", f, workload::trace::format_names())?;
         }
         Ok(())
     }
@@ -553,6 +558,20 @@ impl Config {
     pub fn gc_unit(&self) -> GcUnit {
         self.ftl.gc_unit
     }
+}
+
+/// Where a key of an older layout went: the buffer policies' own options (`[buffer] padding`,
+/// `block_threshold`, `read_cache`, `write_clean`) moved into `[buffer.params]` when every layer
+/// took its parameters in a table of the policy's own.
+fn moved_key(path: &str) -> Option<String> {
+    let key = path.strip_prefix("buffer.")?;
+    let owner = crate::buffer::BUFFERS.iter().find(|e| {
+        (e.params)().get("properties").and_then(serde_json::Value::as_object).is_some_and(|p| p.contains_key(key))
+    })?;
+    Some(format!(
+        "`{key}` is a parameter of buffer policy `{}`: write it as `buffer.params.{key}` ([buffer.params])",
+        owner.name
+    ))
 }
 
 /// This machine's physical memory in bytes (`MemTotal` of `/proc/meminfo`); `None` where that

@@ -18,6 +18,7 @@ pub mod onenand;
 pub mod plot;
 pub mod presets;
 pub mod reference;
+pub mod registry;
 pub mod reproduce;
 pub mod results;
 pub mod sim;

@@ -356,14 +356,17 @@ pub fn param_tables() -> Vec<ParamTable> {
     let mut add = |table, selector, name, schema: Schema| {
         out.push(ParamTable { table, selector, name, keys: table_keys(table, &schema) });
     };
-    for e in crate::ftl::gc::GC_POLICIES {
-        add("ftl.gc_params", "ftl.gc", e.name, (e.params)());
-    }
-    for e in crate::ftl::schedule::GC_SCHEDULES {
-        add("ftl.gc_schedule_params", "ftl.gc_schedule", e.name, (e.params)());
-    }
-    for e in crate::ftl::MAPPINGS {
-        add("ftl.mapping_params", "ftl.mapping", e.name, (e.params)());
+    let listings = [
+        crate::ftl::gc::GC_POLICIES.listing(),
+        crate::ftl::schedule::GC_SCHEDULES.listing(),
+        crate::ftl::MAPPINGS.listing(),
+        crate::buffer::BUFFERS.listing(),
+    ];
+    for l in listings {
+        let Some(table) = l.params_table else { continue };
+        for (name, _, params) in l.entries {
+            add(table, l.key, name, params());
+        }
     }
     let common = params_schema(crate::workload::gen::params::COMMON_PARAMS);
     for e in crate::workload::gen::GENERATORS {

@@ -310,7 +310,7 @@ fn bplru_pads_victim_blocks_and_compensates_sequential_ones() {
     assert_eq!(flushed(&d) - before, 10);
     assert_eq!(image(&mut d).0, vec![0, 1, 20]);
     // Without padding the victim goes alone.
-    let mut d = device_with("bplru", 6, 0, 4, |b| b.padding = Some(false));
+    let mut d = device_with("bplru", 6, 0, 4, |b| b.set_param("padding", false));
     d.write_through(6, 0).unwrap();
     writes(&mut d, &[0, 4, 5, 8, 9, 1, 12]);
     assert_eq!(d.buffer.counters().unwrap().padded_pages, 0);
@@ -322,7 +322,7 @@ fn bplru_pads_victim_blocks_and_compensates_sequential_ones() {
 /// whose least recent block is the victim, written down with its block's clean DRAM pages.
 #[test]
 fn cbm_evicts_block_region_lru_and_merges_clean_read_pages() {
-    let mut d = device_with("cbm", 4, 6, 4, |b| b.block_threshold = Some(2));
+    let mut d = device_with("cbm", 4, 6, 4, |b| b.set_param("block_threshold", 2i64));
     d.write_through(0, 0).unwrap();
     d.write_through(1, 0).unwrap();
     d.read(0, 0).unwrap();
@@ -351,7 +351,7 @@ fn cbm_evicts_block_region_lru_and_merges_clean_read_pages() {
 #[test]
 fn cbm_merges_clean_pages_in_accounting_mode() {
     for verify in [false, true] {
-        let mut d = device_in_mode("cbm", 4, 6, 4, verify, |b| b.block_threshold = Some(2));
+        let mut d = device_in_mode("cbm", 4, 6, 4, verify, |b| b.set_param("block_threshold", 2i64));
         d.write_through(0, 0).unwrap();
         d.read(0, 0).unwrap(); // DRAM: 0 (clean, on flash)
         d.read(3, 0).unwrap(); // DRAM: 3 (never written: nothing to merge)
@@ -367,7 +367,7 @@ fn cbm_merges_clean_pages_in_accounting_mode() {
 /// With the Block Region empty, CBM evicts the block of the least recently used Page Region page.
 #[test]
 fn cbm_falls_back_to_the_page_region() {
-    let mut d = device_with("cbm", 2, 3, 4, |b| b.block_threshold = Some(4));
+    let mut d = device_with("cbm", 2, 3, 4, |b| b.set_param("block_threshold", 4i64));
     writes(&mut d, &[0, 4, 1]);
     d.write(8, 0).unwrap(); // LRU page is 0: block 0 {0, 1} goes down
     assert_eq!(flushed(&d), 2);
@@ -379,7 +379,8 @@ fn cbm_falls_back_to_the_page_region() {
 #[test]
 fn crash_loses_exactly_the_dram_only_dirty_pages() {
     // Every policy with its defaults, and FAB's two options.
-    let fab_options: [fn(&mut BufferConfig); 2] = [|b| b.read_cache = Some(false), |b| b.write_clean = Some(true)];
+    let fab_options: [fn(&mut BufferConfig); 2] =
+        [|b| b.set_param("read_cache", false), |b| b.set_param("write_clean", true)];
     let variants = buffer::names().into_iter().map(|p| (p, None)).chain(fab_options.map(|o| ("fab", Some(o))));
     for (policy, option) in variants {
         let (dram, nvram) = if policy == "cbm" || policy == "dwb" { (8, 8) } else { (12, 0) };
@@ -424,23 +425,22 @@ fn buffer_options_apply_only_where_they_mean_something() {
     let ctx = buffer::BufferContext { page_size: 4096, pages_per_block: 8 };
     let err = |bc: BufferConfig| buffer::build(&bc, &ctx).err().expect("an error").to_string();
     assert!(err(BufferConfig::dram("none", 4096)).contains("buffer.dram"));
-    assert!(err(BufferConfig { padding: Some(false), ..BufferConfig::dram("lru", 4096) }).contains("buffer.padding"));
-    assert!(err(BufferConfig { block_threshold: Some(2), ..BufferConfig::dram("dwb", 4096) })
-        .contains("buffer.block_threshold"));
+    assert!(err(BufferConfig::dram("lru", 4096).param("padding", false)).contains("buffer.params.padding"));
+    assert!(
+        err(BufferConfig::dram("dwb", 4096).param("block_threshold", 2i64)).contains("buffer.params.block_threshold")
+    );
     assert!(err(BufferConfig::dram("lru", 4097)).contains("whole number of 4096-byte pages"));
     assert!(err(BufferConfig { nvram: ByteSize(4096), ..BufferConfig::dram("lru", 4096) }).contains("not both"));
     assert!(err(BufferConfig::dram("dwb", 4096)).contains("buffer.nvram"));
-    assert!(err(BufferConfig { block_threshold: Some(9), nvram: ByteSize(4096), ..BufferConfig::dram("cbm", 4096) })
-        .contains("1..=8"));
-    assert!(buffer::build(&BufferConfig { padding: Some(false), ..BufferConfig::dram("bplru", 4096) }, &ctx).is_ok());
-    assert!(
-        err(BufferConfig { read_cache: Some(false), ..BufferConfig::dram("lru", 4096) }).contains("buffer.read_cache")
-    );
-    assert!(
-        err(BufferConfig { write_clean: Some(true), ..BufferConfig::dram("dwb", 4096) }).contains("buffer.write_clean")
-    );
-    let both = BufferConfig { read_cache: Some(false), write_clean: Some(true), ..BufferConfig::dram("fab", 4096) };
-    assert!(err(both).contains("buffer.write_clean"));
+    assert!(err(
+        BufferConfig { nvram: ByteSize(4096), ..BufferConfig::dram("cbm", 4096) }.param("block_threshold", 9i64)
+    )
+    .contains("1..=8"));
+    assert!(buffer::build(&BufferConfig::dram("bplru", 4096).param("padding", false), &ctx).is_ok());
+    assert!(err(BufferConfig::dram("lru", 4096).param("read_cache", false)).contains("buffer.params.read_cache"));
+    assert!(err(BufferConfig::dram("dwb", 4096).param("write_clean", true)).contains("buffer.params.write_clean"));
+    let both = BufferConfig::dram("fab", 4096).param("read_cache", false).param("write_clean", true);
+    assert!(err(both).contains("buffer.params.write_clean"));
 }
 
 /// FAB's two readings as the DWB paper's baseline: without a read cache a re-read misses;
@@ -463,8 +463,8 @@ fn fab_options_drop_the_read_cache_or_write_clean_pages_back() {
     };
     // Flash writes count the two written through first.
     assert_eq!(run(|_| {}), (1, 0, 1, 3), "default: clean pages dropped, the dirty page written");
-    assert_eq!(run(|b| b.write_clean = Some(true)), (1, 2, 3, 5), "clean 1, 2 written with 0");
-    assert_eq!(run(|b| b.read_cache = Some(false)), (0, 0, 0, 2), "reads bypass: 0, 8, 16 fit");
+    assert_eq!(run(|b| b.set_param("write_clean", true)), (1, 2, 3, 5), "clean 1, 2 written with 0");
+    assert_eq!(run(|b| b.set_param("read_cache", false)), (0, 0, 0, 2), "reads bypass: 0, 8, 16 fit");
 }
 
 /// `host.out_of_range = "compact"` maps trace blocks to device blocks in first-touch order:

@@ -155,7 +155,7 @@ fn gc_keys_under_a_log_block_mapping_are_refused_not_ignored() {
     for m in flashlab::ftl::MAPPINGS {
         let mapping = format!("ftl.mapping=\"{}\"", m.name);
         let plain = Config::from_toml_str(GOOD, "good.toml", std::slice::from_ref(&mapping)).unwrap();
-        if m.gc_policy {
+        if m.caps.gc_policy {
             assert_eq!(plain.ftl.gc.as_deref(), Some("greedy"), "{}", m.name);
             continue;
         }

@@ -57,7 +57,7 @@ fn combos() -> Vec<Combo> {
     let mut v = Vec::new();
     let mut turn = 0;
     for m in ftl::mapping_names() {
-        let hybrid = !ftl::mapping(m).unwrap().gc_policy;
+        let hybrid = !ftl::mapping(m).unwrap().caps.gc_policy;
         let gcs: Vec<Option<&str>> = if hybrid { vec![None] } else { gc::names().into_iter().map(Some).collect() };
         for g in gcs {
             let layouts: &[(GcUnit, Striping)] = if m == "wadpm" {

@@ -61,7 +61,7 @@ fn comparable(r: &Results) -> serde_json::Value {
 fn combos() -> Vec<Vec<String>> {
     let mut v = Vec::new();
     for m in ftl::mapping_names() {
-        let hybrid = !ftl::mapping(m).unwrap().gc_policy;
+        let hybrid = !ftl::mapping(m).unwrap().caps.gc_policy;
         let gcs = if hybrid { vec![""] } else { gc::names() };
         for g in gcs {
             for mode in ["accounting", "timing"] {
@@ -245,7 +245,7 @@ fn the_direct_fill_is_built_where_the_ftl_can_and_the_page_by_page_path_elsewher
     for m in ftl::mapping_names() {
         for check in [false, true] {
             // Log-block schemes merge instead of collecting garbage: no `ftl.gc` for them.
-            let gc = if ftl::mapping(m).unwrap().gc_policy { "ftl.gc=\"greedy\"" } else { "ftl.gc=" };
+            let gc = if ftl::mapping(m).unwrap().caps.gc_policy { "ftl.gc=\"greedy\"" } else { "ftl.gc=" };
             let sets =
                 [format!("ftl.mapping=\"{m}\""), format!("sim.check={check}"), "sim.mode=\"timing\"".into(), gc.into()];
             let cfg = config(&sets);

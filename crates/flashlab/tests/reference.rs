@@ -122,6 +122,15 @@ fn every_policy_accepts_its_documented_parameters_and_refuses_others() {
                 "host.out_of_range=\"wrap\"".into(),
             ],
             "workload" => vec!["workload={}".into(), select.clone()],
+            "buffer.params" => {
+                let both = ["cbm", "dwb"].contains(&t.name);
+                let sizes: &[&str] = match t.name {
+                    "none" => &[],
+                    _ if both => &["buffer.dram=\"256KiB\"", "buffer.nvram=\"256KiB\""],
+                    _ => &["buffer.dram=\"256KiB\""],
+                };
+                std::iter::once(select.clone()).chain(sizes.iter().map(|s| s.to_string())).collect()
+            }
             // A schedule applies to page-mapped schemes.
             _ => vec![select.clone()],
         };
@@ -138,7 +147,12 @@ fn every_policy_accepts_its_documented_parameters_and_refuses_others() {
                 verify: false,
                 timing: None,
             };
-            flashlab::ftl::build(&spec).map(|_| ())
+            flashlab::ftl::build(&spec)?;
+            let ctx = flashlab::buffer::BufferContext {
+                page_size: r.page_size,
+                pages_per_block: r.layout.geo.pages_per_block as u64,
+            };
+            flashlab::buffer::build(&cfg.buffer, &ctx).map(|_| ())
         };
         build(vec![]).unwrap_or_else(|e| panic!("{select}: {e}"));
         for k in &t.keys {

@@ -21,11 +21,26 @@ pub struct Bplru {
     order: SegLists,
 }
 
+/// `[buffer.params]` of `bplru`.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// Page padding: an evicted block's missing pages are read from flash and written with it,
+    /// so a log-block FTL sees whole blocks (switch merges).
+    #[serde(default = "yes")]
+    pub padding: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
 pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuffer>, Error> {
+    let params: Params = super::parse_params(cfg)?;
     let pages = cfg.single_store(ctx)?;
     let policy = Bplru::new(pages.capacity(), ctx.pages_per_block);
     let b = Buffered::new(pages, policy).write_only();
-    Ok(Box::new(if cfg.padding.unwrap_or(true) { b.padding(ctx.pages_per_block) } else { b }))
+    Ok(Box::new(if params.padding { b.padding(ctx.pages_per_block) } else { b }))
 }
 
 impl Bplru {

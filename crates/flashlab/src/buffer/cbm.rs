@@ -18,12 +18,24 @@ use super::{BufferConfig, BufferContext, WriteBuffer};
 use crate::error::Error;
 use crate::ftl::gc::seglist::SegLists;
 
+/// `[buffer.params]` of `cbm`.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// Pages of a block in the Page Region that move it to the Block Region (default half a
+    /// block: our choice, the DWB paper does not give CBM's).
+    #[serde(default)]
+    #[schemars(extend("x-unit" = "pages"))]
+    pub block_threshold: Option<u32>,
+}
+
 pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuffer>, Error> {
+    let params: Params = super::parse_params(cfg)?;
     let (dram, nvram) = cfg.dual_stores(ctx)?;
-    let threshold = cfg.block_threshold.unwrap_or((ctx.pages_per_block / 2).max(1) as u32);
+    let threshold = params.block_threshold.unwrap_or((ctx.pages_per_block / 2).max(1) as u32);
     if threshold == 0 || threshold as u64 > ctx.pages_per_block {
         return Err(Error::config(
-            "buffer.block_threshold",
+            "buffer.params.block_threshold",
             format!("{threshold} pages: must be 1..={} (pages per block)", ctx.pages_per_block),
         ));
     }

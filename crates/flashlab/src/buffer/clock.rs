@@ -12,6 +12,7 @@ pub struct Clock {
 }
 
 pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuffer>, Error> {
+    super::no_params(cfg)?;
     let pages = cfg.single_store(ctx)?;
     let policy = Clock { referenced: vec![false; pages.capacity() as usize], hand: 0 };
     Ok(Box::new(Buffered::new(pages, policy)))

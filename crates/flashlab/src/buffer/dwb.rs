@@ -36,6 +36,7 @@ impl DClock {
 }
 
 pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuffer>, Error> {
+    super::no_params(cfg)?;
     let (dram, nvram) = cfg.dual_stores(ctx)?;
     let (d, n) = (DClock::new(dram.capacity()), BlockClock::new(nvram.capacity(), ctx.pages_per_block));
     Ok(Box::new(Dual::new(

@@ -30,14 +30,41 @@ pub struct Fab {
     leaving: u32,
 }
 
+/// `[buffer.params]` of `fab`.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// Read misses enter the buffer as clean pages. Off: a write buffer only, the reading of
+    /// the DWB paper's "unlike existing buffer algorithms, pages requested by reads are also
+    /// stored in the buffer" (§1).
+    #[serde(default = "yes")]
+    pub read_cache: bool,
+    /// A victim block's clean pages are written back with its dirty ones (off: dropped), the
+    /// reading of the DWB paper's "unlike the buffer algorithms in the experiment, DWB does not
+    /// write pages referenced by reads to flash" (§4, Fig. 11).
+    #[serde(default)]
+    pub write_clean: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
 pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuffer>, Error> {
+    let params: Params = super::parse_params(cfg)?;
+    if !params.read_cache && params.write_clean {
+        return Err(Error::config(
+            "buffer.params.write_clean",
+            "without read_cache FAB holds no clean pages to write back: set one of the two",
+        ));
+    }
     let pages = cfg.single_store(ctx)?;
     let fab = Fab::new(pages.capacity(), ctx.pages_per_block);
     let mut b = Buffered::new(pages, fab);
-    if cfg.read_cache == Some(false) {
+    if !params.read_cache {
         b = b.write_only();
     }
-    if cfg.write_clean == Some(true) {
+    if params.write_clean {
         b = b.writing_clean();
     }
     Ok(Box::new(b))

@@ -9,6 +9,7 @@ use super::{BufferConfig, BufferContext, WriteBuffer};
 use crate::error::Error;
 
 pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuffer>, Error> {
+    super::no_params(cfg)?;
     let pages = cfg.single_store(ctx)?;
     let policy = BlockClock::new(pages.capacity(), ctx.pages_per_block);
     Ok(Box::new(Buffered::new(pages, policy).write_only()))

@@ -12,6 +12,7 @@ pub struct Lru {
 }
 
 pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuffer>, Error> {
+    super::no_params(cfg)?;
     let pages = cfg.single_store(ctx)?;
     let policy = Lru::new(pages.capacity());
     Ok(Box::new(Buffered::new(pages, policy)))

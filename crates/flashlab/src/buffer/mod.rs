@@ -22,6 +22,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 use crate::ftl::{Ftl, ReadOutcome};
+use crate::reference::{no_params as no_schema, schema_of};
+use crate::registry::{Entry, Registry};
 use crate::units::ByteSize;
 
 use pages::PageStore;
@@ -107,29 +109,28 @@ pub struct BufferConfig {
     /// policies keep one: give `dram` or `nvram`.
     #[serde(default)]
     pub nvram: ByteSize,
-    /// BPLRU page padding (default on).
+    /// Parameters of the buffer policy (see "Parameter tables"): `bplru` `padding`, `cbm`
+    /// `block_threshold`, `fab` `read_cache` and `write_clean`; the other policies take none.
     #[serde(default)]
-    pub padding: Option<bool>,
-    /// CBM: pages of a block in the Page Region that move it to the Block Region (default half
-    /// a block).
-    #[serde(default)]
-    pub block_threshold: Option<u32>,
-    /// FAB: read misses enter the buffer as clean pages (default on). Off: a write buffer only,
-    /// the reading of the DWB paper's "unlike existing buffer algorithms, pages requested by
-    /// reads are also stored in the buffer" (§1).
-    #[serde(default)]
-    pub read_cache: Option<bool>,
-    /// FAB: a victim block's clean pages are written back with its dirty ones (default off:
-    /// dropped), the reading of the DWB paper's "unlike the buffer algorithms in the experiment,
-    /// DWB does not write pages referenced by reads to flash" (§4, Fig. 11).
-    #[serde(default)]
-    pub write_clean: Option<bool>,
+    #[schemars(with = "crate::reference::FreeTable")]
+    pub params: toml::Table,
 }
 
 impl BufferConfig {
     /// A policy of the given name with a DRAM of `dram` bytes, other fields default.
     pub fn dram(policy: &str, dram: u64) -> Self {
         BufferConfig { policy: policy.into(), dram: ByteSize(dram), ..Default::default() }
+    }
+
+    /// The same config with `[buffer.params] key = value`.
+    pub fn param(mut self, key: &str, value: impl Into<toml::Value>) -> Self {
+        self.set_param(key, value);
+        self
+    }
+
+    /// Set `[buffer.params] key = value`.
+    pub fn set_param(&mut self, key: &str, value: impl Into<toml::Value>) {
+        self.params.insert(key.into(), value.into());
     }
 
     fn pages(&self, key: &str, bytes: u64, page_size: u64) -> Result<u32, Error> {
@@ -165,31 +166,6 @@ impl BufferConfig {
                     format!("{size} bytes is not a whole number of {}-byte pages", ctx.page_size),
                 ));
             }
-        }
-        if self.padding.is_some() && self.policy != "bplru" {
-            return Err(Error::config(
-                "buffer.padding",
-                format!("page padding is a BPLRU option; policy is `{}`", self.policy),
-            ));
-        }
-        if self.block_threshold.is_some() && self.policy != "cbm" {
-            return Err(Error::config(
-                "buffer.block_threshold",
-                format!("the Block Region threshold is a CBM option; policy is `{}`", self.policy),
-            ));
-        }
-        for (key, set) in
-            [("buffer.read_cache", self.read_cache.is_some()), ("buffer.write_clean", self.write_clean.is_some())]
-        {
-            if set && self.policy != "fab" {
-                return Err(Error::config(key, format!("a FAB option; policy is `{}`", self.policy)));
-            }
-        }
-        if self.read_cache == Some(false) && self.write_clean == Some(true) {
-            return Err(Error::config(
-                "buffer.write_clean",
-                "without read_cache FAB holds no clean pages to write back: set one of the two",
-            ));
         }
         Ok(())
     }
@@ -230,15 +206,7 @@ fn d_policy() -> String {
 
 impl Default for BufferConfig {
     fn default() -> Self {
-        BufferConfig {
-            policy: d_policy(),
-            dram: ByteSize(0),
-            nvram: ByteSize(0),
-            padding: None,
-            block_threshold: None,
-            read_cache: None,
-            write_clean: None,
-        }
+        BufferConfig { policy: d_policy(), dram: ByteSize(0), nvram: ByteSize(0), params: toml::Table::new() }
     }
 }
 
@@ -250,37 +218,48 @@ pub struct BufferContext {
     pub pages_per_block: u64,
 }
 
-/// A policy's constructor: the `[buffer]` section and the device context.
+/// A policy's constructor: the `[buffer]` section (its `params` table parsed by the policy) and
+/// the device context.
 pub type BufferBuildFn = fn(&BufferConfig, &BufferContext) -> Result<Box<dyn WriteBuffer>, Error>;
 
-pub struct BufferEntry {
-    pub name: &'static str,
-    pub about: &'static str,
-    pub build: BufferBuildFn,
-}
-
-/// Single-memory policies take `[buffer] dram` or `nvram`; `cbm` and `dwb` take both.
-pub const BUFFERS: &[BufferEntry] = &[
-    BufferEntry { name: "none", about: "no buffer: every page goes to the FTL", build: none::build },
-    BufferEntry { name: "lru", about: "page LRU, write-back, reads cached", build: lru::build },
-    BufferEntry { name: "clock", about: "page CLOCK (second chance), write-back, reads cached", build: clock::build },
-    BufferEntry { name: "fab", about: "FAB: evict the flash block with the most buffered pages, LRU among ties (Jo et al. 2006)", build: fab::build },
-    BufferEntry { name: "lb-clock", about: "LB-CLOCK: block CLOCK, recency then block utilization; write cache (Debnath et al. 2009)", build: lbclock::build },
-    BufferEntry { name: "bplru", about: "BPLRU: block LRU with page padding ([buffer] padding) and LRU compensation; write cache (Kim & Ahn 2008)", build: bplru::build },
-    BufferEntry { name: "cbm", about: "CBM: DRAM read cache + NVRAM write buffer in page/block regions ([buffer] block_threshold) (Wei et al. 2014); dram + nvram", build: cbm::build },
-    BufferEntry { name: "dwb", about: "DWB: D-CLOCK in DRAM, dirty-first migration to NV-CLOCK in NVRAM (Han et al. 2016); dram + nvram", build: dwb::build },
-];
+/// The registry: one line per policy (its file holds the policy, its `build` and its parameter
+/// struct). Single-memory policies take `[buffer] dram` or `nvram`; `cbm` and `dwb` take both.
+#[rustfmt::skip]
+pub const BUFFERS: Registry<BufferBuildFn> = Registry {
+    id: "buffer",
+    kind: "buffer policy",
+    key: "buffer.policy",
+    title: "buffer policies ([buffer] policy)",
+    params_table: Some("buffer.params"),
+    entries: &[
+        Entry { name: "none", about: "no buffer: every page goes to the FTL", params: no_schema, caps: (), build: none::build },
+        Entry { name: "lru", about: "page LRU, write-back, reads cached", params: no_schema, caps: (), build: lru::build },
+        Entry { name: "clock", about: "page CLOCK (second chance), write-back, reads cached", params: no_schema, caps: (), build: clock::build },
+        Entry { name: "fab", about: "FAB: evict the flash block with the most buffered pages, LRU among ties (Jo et al. 2006)", params: schema_of::<fab::Params>, caps: (), build: fab::build },
+        Entry { name: "lb-clock", about: "LB-CLOCK: block CLOCK, recency then block utilization; write cache (Debnath et al. 2009)", params: no_schema, caps: (), build: lbclock::build },
+        Entry { name: "bplru", about: "BPLRU: block LRU with page padding (params.padding) and LRU compensation; write cache (Kim & Ahn 2008)", params: schema_of::<bplru::Params>, caps: (), build: bplru::build },
+        Entry { name: "cbm", about: "CBM: DRAM read cache + NVRAM write buffer in page/block regions (params.block_threshold) (Wei et al. 2014); dram + nvram", params: schema_of::<cbm::Params>, caps: (), build: cbm::build },
+        Entry { name: "dwb", about: "DWB: D-CLOCK in DRAM, dirty-first migration to NV-CLOCK in NVRAM (Han et al. 2016); dram + nvram", params: no_schema, caps: (), build: dwb::build },
+    ],
+};
 
 pub fn names() -> Vec<&'static str> {
-    BUFFERS.iter().map(|b| b.name).collect()
+    BUFFERS.names()
 }
 
+/// Build the policy `[buffer] policy` names; an unknown name lists the valid ones.
 pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuffer>, Error> {
-    match BUFFERS.iter().find(|b| b.name == cfg.policy) {
-        Some(b) => {
-            cfg.validate(ctx)?;
-            (b.build)(cfg, ctx)
-        }
-        None => Err(Error::unknown("buffer policy", &cfg.policy, names())),
-    }
+    let entry = BUFFERS.find(&cfg.policy)?;
+    cfg.validate(ctx)?;
+    (entry.build)(cfg, ctx)
+}
+
+/// The `[buffer.params]` of a policy without parameters: any key is an error.
+pub(crate) fn no_params(cfg: &BufferConfig) -> Result<(), Error> {
+    crate::registry::no_params("buffer.params", &cfg.policy, &cfg.params)
+}
+
+/// The `[buffer.params]` table parsed into the policy's parameter struct.
+pub(crate) fn parse_params<T: serde::de::DeserializeOwned>(cfg: &BufferConfig) -> Result<T, Error> {
+    crate::registry::parse_params("buffer.params", &cfg.params)
 }

@@ -6,7 +6,8 @@ use crate::ftl::{Ftl, ReadOutcome};
 
 pub struct NoBuffer;
 
-pub fn build(_cfg: &BufferConfig, _ctx: &super::BufferContext) -> Result<Box<dyn WriteBuffer>, Error> {
+pub fn build(cfg: &BufferConfig, _ctx: &super::BufferContext) -> Result<Box<dyn WriteBuffer>, Error> {
+    super::no_params(cfg)?;
     Ok(Box::new(NoBuffer))
 }
 

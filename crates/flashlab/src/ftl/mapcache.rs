@@ -115,9 +115,7 @@ fn d_max() -> f64 {
 
 impl CacheParams {
     pub fn parse(table: &toml::Table) -> Result<CacheParams, Error> {
-        let p: CacheParams = serde_path_to_error::deserialize(toml::Value::Table(table.clone())).map_err(|e| {
-            Error::config(format!("ftl.mapping_params.{}", e.path()), e.into_inner().message().to_string())
-        })?;
+        let p: CacheParams = crate::registry::parse_params("ftl.mapping_params", table)?;
         let frac = |k: &str, v: f64| {
             if v > 0.0 && v <= 1.0 {
                 Ok(())

@@ -5,7 +5,7 @@
 //! `wadpm`, tables cached from flash — `page.rs` generic over `maptable.rs`) collect garbage
 //! with the victim policies of `gc/`, the schedules of `schedule/` and the allocator of
 //! `alloc.rs`; the block-mapped and log-block schemes (`block`, `bast`, `fast` on `hybrid.rs`)
-//! merge instead ([`MappingEntry::gc_policy`]).
+//! merge instead ([`MappingCaps::gc_policy`]).
 //!
 //! Every FTL keeps these invariants, checked by [`Ftl::validate`] in check mode:
 //! - every mapped logical page points at a programmed physical page whose OOB names it;
@@ -30,6 +30,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 use crate::nand::{GcUnit, Layout, Nand, NandCounters, TimingParams};
+use crate::registry::{Entry, Registry};
 
 /// Result of a page read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -343,7 +344,7 @@ pub struct FtlConfig {
     #[serde(default = "d_mapping")]
     pub mapping: String,
     /// GC victim policy (registry [`gc::GC_POLICIES`]; `flashlab list`) of schemes with one
-    /// ([`MappingEntry::gc_policy`]; default `greedy`, filled in when the config is loaded).
+    /// ([`MappingCaps::gc_policy`]; default `greedy`, filled in when the config is loaded).
     /// Log-block schemes merge instead and refuse it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(extend("default" = "greedy"))]
@@ -416,78 +417,86 @@ pub struct FtlSpec<'a> {
     pub timing: Option<&'a TimingParams>,
 }
 
-/// One registry line per mapping scheme.
-pub struct MappingEntry {
-    pub name: &'static str,
-    pub about: &'static str,
+/// A mapping scheme's constructor.
+pub type MappingBuildFn = fn(&FtlSpec) -> Result<Box<dyn Ftl>, Error>;
+
+/// What the configuration needs to know about a mapping scheme before building it.
+#[derive(Clone, Copy, Debug)]
+pub struct MappingCaps {
     /// Whether the scheme collects garbage with a victim policy (`ftl.gc`, `gc_params`) and a
     /// GC schedule; the log-block schemes merge instead, and those keys are errors there.
     pub gc_policy: bool,
-    pub build: fn(&FtlSpec) -> Result<Box<dyn Ftl>, Error>,
-    /// Schema of the `[ftl.mapping_params]` keys `build` accepts (the struct it parses).
-    pub params: crate::reference::ParamsFn,
 }
 
-pub const MAPPINGS: &[MappingEntry] = &[
-    MappingEntry {
-        name: "page",
-        about: "page-level mapping, whole table in RAM; GC by a victim policy",
-        gc_policy: true,
-        build: page::build,
-        params: crate::reference::no_params,
-    },
-    MappingEntry {
-        name: "block",
-        about: "block-level mapping per plane; updates copy-merge the block",
-        gc_policy: false,
-        build: block::build,
-        params: crate::reference::no_params,
-    },
-    MappingEntry {
-        name: "bast",
-        about: "hybrid: one log block per data block, LRU log replacement (BAST)",
-        gc_policy: false,
-        build: bast::build,
-        params: crate::reference::schema_of::<hybrid::LogParams>,
-    },
-    MappingEntry {
-        name: "fast",
-        about: "hybrid: one sequential + fully associative random log blocks (FAST)",
-        gc_policy: false,
-        build: fast::build,
-        params: crate::reference::schema_of::<hybrid::LogParams>,
-    },
-    MappingEntry {
-        name: "dftl",
-        about: "demand-based page mapping: cached mapping table, translation pages in flash (Gupta et al. 2009)",
-        gc_policy: true,
-        build: dftl::build,
-        params: dftl::params,
-    },
-    MappingEntry {
-        name: "wadpm",
-        about: "plane-level page mapping, table in flash, LRU cache of entries (Workload-Aware Dynamic Page Mapping)",
-        gc_policy: true,
-        build: wadpm::build,
-        params: crate::reference::schema_of::<mapcache::CacheParams>,
-    },
-];
+/// A registry line of [`MAPPINGS`].
+pub type MappingEntry = Entry<MappingBuildFn, MappingCaps>;
+
+/// The registry: one line per mapping scheme (its file holds the scheme and its `build`).
+pub const MAPPINGS: Registry<MappingBuildFn, MappingCaps> = Registry {
+    id: "mapping",
+    kind: "mapping scheme",
+    key: "ftl.mapping",
+    title: "mapping schemes ([ftl] mapping)",
+    params_table: Some("ftl.mapping_params"),
+    entries: &[
+        Entry {
+            name: "page",
+            about: "page-level mapping, whole table in RAM; GC by a victim policy",
+            params: crate::reference::no_params,
+            caps: MappingCaps { gc_policy: true },
+            build: page::build,
+        },
+        Entry {
+            name: "block",
+            about: "block-level mapping per plane; updates copy-merge the block",
+            params: crate::reference::no_params,
+            caps: MappingCaps { gc_policy: false },
+            build: block::build,
+        },
+        Entry {
+            name: "bast",
+            about: "hybrid: one log block per data block, LRU log replacement (BAST)",
+            params: crate::reference::schema_of::<hybrid::LogParams>,
+            caps: MappingCaps { gc_policy: false },
+            build: bast::build,
+        },
+        Entry {
+            name: "fast",
+            about: "hybrid: one sequential + fully associative random log blocks (FAST)",
+            params: crate::reference::schema_of::<hybrid::LogParams>,
+            caps: MappingCaps { gc_policy: false },
+            build: fast::build,
+        },
+        Entry {
+            name: "dftl",
+            about: "demand-based page mapping: cached mapping table, translation pages in flash (Gupta et al. 2009)",
+            params: dftl::params,
+            caps: MappingCaps { gc_policy: true },
+            build: dftl::build,
+        },
+        Entry {
+            name: "wadpm",
+            about:
+                "plane-level page mapping, table in flash, LRU cache of entries (Workload-Aware Dynamic Page Mapping)",
+            params: crate::reference::schema_of::<mapcache::CacheParams>,
+            caps: MappingCaps { gc_policy: true },
+            build: wadpm::build,
+        },
+    ],
+};
 
 /// The registry entry of mapping scheme `name`.
 pub fn mapping(name: &str) -> Option<&'static MappingEntry> {
-    MAPPINGS.iter().find(|m| m.name == name)
+    MAPPINGS.get(name)
 }
 
 pub fn mapping_names() -> Vec<&'static str> {
-    MAPPINGS.iter().map(|m| m.name).collect()
+    MAPPINGS.names()
 }
 
 /// Build the FTL named in the spec's config; unknown names list the valid ones.
 pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
-    match MAPPINGS.iter().find(|m| m.name == spec.config.mapping) {
-        Some(m) => (m.build)(spec),
-        None => Err(Error::unknown("mapping scheme", &spec.config.mapping, mapping_names())),
-    }
+    (MAPPINGS.find(&spec.config.mapping)?.build)(spec)
 }
 
 /// Convenience for results: NAND counters difference.

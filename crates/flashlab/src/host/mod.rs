@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::device::Device;
 use crate::error::{Error, Location};
+use crate::registry::{Entry, Registry};
 use crate::units::ByteSize;
 use crate::workload::{Request, Workload};
 
@@ -93,17 +94,24 @@ impl Default for HostConfig {
     }
 }
 
-pub struct HostEntry {
-    pub name: &'static str,
-    pub about: &'static str,
-    pub build: fn(&HostConfig) -> Result<Box<dyn HostLayer>, Error>,
-}
+/// A host layer's constructor: the `[host]` section.
+pub type HostBuildFn = fn(&HostConfig) -> Result<Box<dyn HostLayer>, Error>;
 
-pub const HOST_LAYERS: &[HostEntry] = &[HostEntry {
-    name: "passthrough",
-    about: "a request covers the pages its byte range touches",
-    build: passthrough::build,
-}];
+/// The registry: one line per host layer (its file holds the layer and its `build`).
+pub const HOST_LAYERS: Registry<HostBuildFn> = Registry {
+    id: "host",
+    kind: "host layer",
+    key: "host.layer",
+    title: "host layers ([host] layer)",
+    params_table: None,
+    entries: &[Entry {
+        name: "passthrough",
+        about: "a request covers the pages its byte range touches",
+        params: crate::reference::no_params,
+        caps: (),
+        build: passthrough::build,
+    }],
+};
 
 /// A workload whose requests longer than `max` bytes are split into consecutive pieces.
 pub struct Split {
@@ -144,14 +152,12 @@ impl Workload for Split {
 }
 
 pub fn names() -> Vec<&'static str> {
-    HOST_LAYERS.iter().map(|h| h.name).collect()
+    HOST_LAYERS.names()
 }
 
+/// Build the host layer `[host] layer` names; an unknown name lists the valid ones.
 pub fn build(cfg: &HostConfig) -> Result<Box<dyn HostLayer>, Error> {
-    match HOST_LAYERS.iter().find(|h| h.name == cfg.layer) {
-        Some(h) => (h.build)(cfg),
-        None => Err(Error::unknown("host layer", &cfg.layer, names())),
-    }
+    (HOST_LAYERS.find(&cfg.layer)?.build)(cfg)
 }
 
 #[cfg(test)]

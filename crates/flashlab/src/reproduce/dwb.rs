@@ -166,8 +166,8 @@ const PERMILLE_POLICIES: [&str; 4] = ["fab", "fab-no-read-cache", "cbm", "dwb"];
 
 fn buffer_sets(policy: &str, pages: u64, nvram_pct: u32) -> Vec<String> {
     let (policy, option) = match policy {
-        "fab-no-read-cache" => ("fab", Some("buffer.read_cache=false")),
-        "fab-write-clean" => ("fab", Some("buffer.write_clean=true")),
+        "fab-no-read-cache" => ("fab", Some("buffer.params.read_cache=false")),
+        "fab-write-clean" => ("fab", Some("buffer.params.write_clean=true")),
         p => (p, None),
     };
     let mut sets = vec![format!("buffer.policy=\"{policy}\""), "buffer.dram=0".into(), "buffer.nvram=0".into()];
@@ -974,7 +974,7 @@ fn notes(w: &mut String, scale: Scale, runs: &Runs) {
         .collect();
     if !padded.is_empty() {
         notes.push(format!(
-            "BPLRU erases more than no buffer at all ({}): page padding reads and rewrites a victim block's missing pages so a log-block FTL can switch-merge; under page mapping that only adds writes (`[buffer] padding = false` turns it off).",
+            "BPLRU erases more than no buffer at all ({}): page padding reads and rewrites a victim block's missing pages so a log-block FTL can switch-merge; under page mapping that only adds writes (`[buffer.params] padding = false` turns it off).",
             padded.join(", ")
         ));
     }

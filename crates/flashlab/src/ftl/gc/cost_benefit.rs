@@ -5,7 +5,7 @@
 //! segments (O(segments per pool) per victim), as the published policy does; ties go to the
 //! lowest segment id so the choice is deterministic.
 
-use super::{frees_enough, no_params, GcPolicy, GcView, SegState};
+use super::{frees_enough, GcPolicy, GcView, SegState};
 use crate::error::Error;
 use crate::nand::Layout;
 
@@ -20,7 +20,7 @@ pub struct CostBenefit {
 const NIL: u32 = u32::MAX;
 
 pub fn build(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error> {
-    no_params("cost-benefit", params)?;
+    crate::registry::no_params("ftl.gc_params", "cost-benefit", params)?;
     Ok(Box::new(CostBenefit {
         members: vec![Vec::new(); layout.pools as usize],
         pos: vec![NIL; layout.segments as usize],

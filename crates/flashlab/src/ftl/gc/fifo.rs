@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use super::{frees_enough, no_params, GcPolicy, GcView, SegState};
+use super::{frees_enough, GcPolicy, GcView, SegState};
 use crate::error::Error;
 use crate::nand::Layout;
 
@@ -14,7 +14,7 @@ pub struct Fifo {
 }
 
 pub fn build(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error> {
-    no_params("fifo", params)?;
+    crate::registry::no_params("ftl.gc_params", "fifo", params)?;
     Ok(Box::new(Fifo {
         queues: vec![VecDeque::new(); layout.pools as usize],
         pool_of: (0..layout.segments).map(|s| layout.pool_of(s)).collect(),

@@ -6,7 +6,7 @@
 //! Ties go to the segment sealed earliest in that bucket (FIFO within a bucket).
 
 use super::seglist::{SegLists, NIL};
-use super::{frees_enough, no_params, GcPolicy, GcView, SegState};
+use super::{frees_enough, GcPolicy, GcView, SegState};
 use crate::error::Error;
 use crate::nand::Layout;
 
@@ -23,7 +23,7 @@ pub struct Greedy {
 }
 
 pub fn build(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error> {
-    no_params("greedy", params)?;
+    crate::registry::no_params("ftl.gc_params", "greedy", params)?;
     Ok(Box::new(Greedy::new(layout)))
 }
 

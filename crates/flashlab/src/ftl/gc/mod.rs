@@ -15,6 +15,8 @@ pub mod two_region;
 
 use crate::error::Error;
 use crate::nand::Layout;
+use crate::reference::{self, schema_of};
+use crate::registry::{Entry, Registry};
 
 /// Life cycle of a segment (block or line).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,68 +105,60 @@ dyn_clone::clone_trait_object!(GcPolicy);
 /// A policy's constructor: the layout and its `[ftl.gc_params]` table.
 pub type GcBuildFn = fn(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error>;
 
-/// One registry line per policy.
-pub struct GcEntry {
-    pub name: &'static str,
-    pub about: &'static str,
-    /// Build for a layout; `params` is the `[ftl.gc_params]` table (unknown keys are errors).
-    pub build: GcBuildFn,
-    /// Schema of the `[ftl.gc_params]` keys `build` accepts (the struct it parses), for the
-    /// reference ([`crate::reference`]).
-    pub params: crate::reference::ParamsFn,
-}
-
-pub const GC_POLICIES: &[GcEntry] = &[
-    GcEntry {
-        name: "greedy",
-        about: "fewest valid pages first; O(1) with valid-count buckets",
-        build: greedy::build,
-        params: crate::reference::no_params,
-    },
-    GcEntry {
-        name: "cost-benefit",
-        about: "max (1-u)/2u x age (Rosenblum & Ousterhout, LFS)",
-        build: cost_benefit::build,
-        params: crate::reference::no_params,
-    },
-    GcEntry {
-        name: "fifo",
-        about: "oldest sealed segment first (circular log)",
-        build: fifo::build,
-        params: crate::reference::no_params,
-    },
-    GcEntry {
-        name: "2r",
-        about: "2R: FIFO scan with threshold, normal/cold regions (Kang et al., VLDB 2020)",
-        build: two_region::build_2r,
-        params: crate::reference::schema_of::<two_region::Params>,
-    },
-    GcEntry {
-        name: "2r++",
-        about: "2R++: 2R plus a second-chance 01 region (An & Lee, 2022)",
-        build: two_region::build_2rpp,
-        params: crate::reference::schema_of::<two_region::Params>,
-    },
-];
+/// The registry: one line per policy (its file holds the policy and its `build`).
+pub const GC_POLICIES: Registry<GcBuildFn> = Registry {
+    id: "gc",
+    kind: "GC policy",
+    key: "ftl.gc",
+    title: "GC policies ([ftl] gc)",
+    params_table: Some("ftl.gc_params"),
+    entries: &[
+        Entry {
+            name: "greedy",
+            about: "fewest valid pages first; O(1) with valid-count buckets",
+            params: reference::no_params,
+            caps: (),
+            build: greedy::build,
+        },
+        Entry {
+            name: "cost-benefit",
+            about: "max (1-u)/2u x age (Rosenblum & Ousterhout, LFS)",
+            params: reference::no_params,
+            caps: (),
+            build: cost_benefit::build,
+        },
+        Entry {
+            name: "fifo",
+            about: "oldest sealed segment first (circular log)",
+            params: reference::no_params,
+            caps: (),
+            build: fifo::build,
+        },
+        Entry {
+            name: "2r",
+            about: "2R: FIFO scan with threshold, normal/cold regions (Kang et al., VLDB 2020)",
+            params: schema_of::<two_region::Params>,
+            caps: (),
+            build: two_region::build_2r,
+        },
+        Entry {
+            name: "2r++",
+            about: "2R++: 2R plus a second-chance 01 region (An & Lee, 2022)",
+            params: schema_of::<two_region::Params>,
+            caps: (),
+            build: two_region::build_2rpp,
+        },
+    ],
+};
 
 pub fn names() -> Vec<&'static str> {
-    GC_POLICIES.iter().map(|e| e.name).collect()
+    GC_POLICIES.names()
 }
 
-/// Build the policy `name`; an unknown name lists the valid ones.
+/// Build the policy `name` (`params`: its `[ftl.gc_params]` table, unknown keys are errors); an
+/// unknown name lists the valid ones.
 pub fn build(name: &str, layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error> {
-    match GC_POLICIES.iter().find(|e| e.name == name) {
-        Some(e) => (e.build)(layout, params),
-        None => Err(Error::unknown("GC policy", name, names())),
-    }
-}
-
-/// For policies without parameters: any key is an error.
-pub(crate) fn no_params(policy: &str, params: &toml::Table) -> Result<(), Error> {
-    match params.keys().next() {
-        Some(k) => Err(Error::config(format!("ftl.gc_params.{k}"), format!("policy `{policy}` takes no parameters"))),
-        None => Ok(()),
-    }
+    (GC_POLICIES.find(name)?.build)(layout, params)
 }
 
 /// Does `seg` hold at least `min_invalid` invalid pages? (For `select_victim`'s `min_invalid`.)

@@ -47,7 +47,7 @@ use serde::Deserialize;
 
 use super::seglist::{SegLists, NIL};
 use super::{frees_enough, GcPolicy, GcView, SegState};
-use crate::error::{Error, Location};
+use crate::error::Error;
 use crate::nand::Layout;
 
 /// Which of the two designs.
@@ -111,10 +111,7 @@ pub fn build_2rpp(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPol
 }
 
 fn parse(params: &toml::Table) -> Result<Params, Error> {
-    let p: Params = serde_path_to_error::deserialize(toml::Value::Table(params.clone())).map_err(|e| {
-        let at = Location::file("[ftl.gc_params]").with_field(format!("ftl.gc_params.{}", e.path()));
-        Error::input(at, e.into_inner().message().to_string())
-    })?;
+    let p: Params = crate::registry::parse_params("ftl.gc_params", params)?;
     if !(p.threshold > 0.0 && p.threshold <= 1.0) {
         return Err(Error::config("ftl.gc_params.threshold", format!("{} is not a fraction in (0, 1]", p.threshold)));
     }

@@ -21,7 +21,8 @@ pub mod classic;
 pub mod femu;
 pub mod watermark;
 
-use crate::error::{Error, Location};
+use crate::error::Error;
+use crate::registry::{Entry, Registry};
 
 /// One GC round, as a schedule asks for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,57 +75,53 @@ dyn_clone::clone_trait_object!(GcSchedule);
 /// A schedule's constructor: its context and its `[ftl.gc_schedule_params]` table.
 pub type ScheduleBuildFn = fn(&ScheduleContext, &toml::Table) -> Result<Box<dyn GcSchedule>, Error>;
 
-/// One registry line per schedule.
-pub struct ScheduleEntry {
-    pub name: &'static str,
-    pub about: &'static str,
-    pub build: ScheduleBuildFn,
-    /// Schema of the `[ftl.gc_schedule_params]` keys `build` accepts (the struct it parses).
-    pub params: crate::reference::ParamsFn,
-}
-
-pub const GC_SCHEDULES: &[ScheduleEntry] = &[
-    ScheduleEntry {
-        name: "classic",
-        about: "one victim per round when a new segment would take the pool below its reserve (1 segment): the textbook model",
-        build: classic::build,
-        params: classic::params,
-    },
-    ScheduleEntry {
-        name: "watermark",
-        about: "collect from free <= low (streams + 1) until free >= high (low + 1), per pool: multi-victim rounds",
-        build: watermark::build,
-        params: watermark::params,
-    },
-    ScheduleEntry {
-        name: "femu",
-        about: "FEMU bbssd: background GC after a request when free <= 25% (one victim, >= 1/8 invalid), forced at 5%",
-        build: femu::build,
-        params: femu::params,
-    },
-];
+/// The registry: one line per schedule (its file holds the schedule and its `build`).
+pub const GC_SCHEDULES: Registry<ScheduleBuildFn> = Registry {
+    id: "gc_schedule",
+    kind: "GC schedule",
+    key: "ftl.gc_schedule",
+    title: "GC schedules ([ftl] gc_schedule; page-mapped schemes)",
+    params_table: Some("ftl.gc_schedule_params"),
+    entries: &[
+        Entry {
+            name: "classic",
+            about: "one victim per round when a new segment would take the pool below its reserve (1 segment): the textbook model",
+            params: classic::params,
+            caps: (),
+            build: classic::build,
+        },
+        Entry {
+            name: "watermark",
+            about: "collect from free <= low (streams + 1) until free >= high (low + 1), per pool: multi-victim rounds",
+            params: watermark::params,
+            caps: (),
+            build: watermark::build,
+        },
+        Entry {
+            name: "femu",
+            about: "FEMU bbssd: background GC after a request when free <= 25% (one victim, >= 1/8 invalid), forced at 5%",
+            params: femu::params,
+            caps: (),
+            build: femu::build,
+        },
+    ],
+};
 
 /// The schedule used when `ftl.gc_schedule` is not set.
 pub const DEFAULT: &str = "classic";
 
 pub fn names() -> Vec<&'static str> {
-    GC_SCHEDULES.iter().map(|e| e.name).collect()
+    GC_SCHEDULES.names()
 }
 
 /// Build the schedule `name`; an unknown name lists the valid ones.
 pub fn build(name: &str, ctx: &ScheduleContext, params: &toml::Table) -> Result<Box<dyn GcSchedule>, Error> {
-    match GC_SCHEDULES.iter().find(|e| e.name == name) {
-        Some(e) => (e.build)(ctx, params),
-        None => Err(Error::unknown("GC schedule", name, names())),
-    }
+    (GC_SCHEDULES.find(name)?.build)(ctx, params)
 }
 
 /// Parse a schedule's parameter table into `T` (unknown keys are errors naming the key).
 pub(crate) fn parse_params<T: serde::de::DeserializeOwned>(params: &toml::Table) -> Result<T, Error> {
-    serde_path_to_error::deserialize(toml::Value::Table(params.clone())).map_err(|e| {
-        let at = Location::file("[ftl.gc_schedule_params]").with_field(format!("ftl.gc_schedule_params.{}", e.path()));
-        Error::input(at, e.into_inner().message().to_string())
-    })
+    crate::registry::parse_params("ftl.gc_schedule_params", params)
 }
 
 /// Check that `x` is a fraction in `[lo, 1]` (`lo` excluded when `open` is true).

@@ -24,36 +24,32 @@ pub mod zipf;
 
 use super::{GenContext, Workload};
 use crate::error::Error;
+use crate::registry::{Entry, Registry};
 
 /// A generator's constructor: the `[workload]` table (without `kind`) and the device context.
 pub type BuildFn = fn(params: toml::Table, ctx: &GenContext) -> Result<Box<dyn Workload>, Error>;
 
-/// One registry line per generator.
-pub struct GeneratorEntry {
-    pub name: &'static str,
-    pub about: &'static str,
-    /// Build from the `[workload]` table (without `kind`); unknown keys are errors.
-    pub build: BuildFn,
-    /// Schema of the generator's own keys (the struct it parses; the common keys are
-    /// [`params::COMMON_PARAMS`]).
-    pub params: crate::reference::ParamsFn,
-}
-
+/// The registry: one line per generator (its file holds the generator and its `build`; its
+/// parameter schema is its own keys, after the common ones [`params::COMMON_PARAMS`]).
 #[rustfmt::skip]
-pub const GENERATORS: &[GeneratorEntry] = &[
-    GeneratorEntry { name: "sequential", about: "address order over the footprint, wrapping around", build: sequential::build, params: crate::reference::schema_of::<sequential::SequentialParams> },
-    GeneratorEntry { name: "uniform", about: "uniform random aligned offsets over the footprint", build: uniform::build, params: crate::reference::schema_of::<uniform::UniformParams> },
-    GeneratorEntry { name: "zipf", about: "fio-compatible zipf(theta) over request slots (theta 1.1)", build: zipf::build, params: crate::reference::schema_of::<zipf::ZipfParams> },
-    GeneratorEntry { name: "mixed", about: "sequential runs broken by random jumps (sequential_share 0.5; resume = true: jumps are excursions the run resumes after)", build: mixed::build, params: crate::reference::schema_of::<mixed::MixedParams> },
-    GeneratorEntry { name: "hotcold", about: "hot_access (0.8) of requests on the first hot_space (0.2)", build: hotcold::build, params: crate::reference::schema_of::<hotcold::HotColdParams> },
-    GeneratorEntry { name: "tpcc-like", about: "OLTP page writes: database grows 10%→100%, 22.9× footprint, top 20% of pages ~90%", build: oltp::build_tpcc, params: oltp::params },
-    GeneratorEntry { name: "linkbench-like", about: "as tpcc-like but update-heavy: 229× footprint, top 20% of pages ~80%", build: oltp::build_linkbench, params: oltp::params },
-];
+pub const GENERATORS: Registry<BuildFn> = Registry {
+    id: "workload",
+    kind: "workload generator",
+    key: "workload.kind",
+    title: "workload generators ([workload] kind)",
+    params_table: Some("workload"),
+    entries: &[
+        Entry { name: "sequential", about: "address order over the footprint, wrapping around", params: crate::reference::schema_of::<sequential::SequentialParams>, caps: (), build: sequential::build },
+        Entry { name: "uniform", about: "uniform random aligned offsets over the footprint", params: crate::reference::schema_of::<uniform::UniformParams>, caps: (), build: uniform::build },
+        Entry { name: "zipf", about: "fio-compatible zipf(theta) over request slots (theta 1.1)", params: crate::reference::schema_of::<zipf::ZipfParams>, caps: (), build: zipf::build },
+        Entry { name: "mixed", about: "sequential runs broken by random jumps (sequential_share 0.5; resume = true: jumps are excursions the run resumes after)", params: crate::reference::schema_of::<mixed::MixedParams>, caps: (), build: mixed::build },
+        Entry { name: "hotcold", about: "hot_access (0.8) of requests on the first hot_space (0.2)", params: crate::reference::schema_of::<hotcold::HotColdParams>, caps: (), build: hotcold::build },
+        Entry { name: "tpcc-like", about: "OLTP page writes: database grows 10%→100%, 22.9× footprint, top 20% of pages ~90%", params: oltp::params, caps: (), build: oltp::build_tpcc },
+        Entry { name: "linkbench-like", about: "as tpcc-like but update-heavy: 229× footprint, top 20% of pages ~80%", params: oltp::params, caps: (), build: oltp::build_linkbench },
+    ],
+};
 
 /// Build the generator `kind`; an unknown name lists the valid ones.
 pub fn build(kind: &str, params: toml::Table, ctx: &GenContext) -> Result<Box<dyn Workload>, Error> {
-    match GENERATORS.iter().find(|g| g.name == kind) {
-        Some(g) => (g.build)(params, ctx),
-        None => Err(Error::unknown("workload generator", kind, GENERATORS.iter().map(|g| g.name).collect())),
-    }
+    (GENERATORS.find(kind)?.build)(params, ctx)
 }
