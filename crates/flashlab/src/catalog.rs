@@ -47,9 +47,7 @@ pub fn registries() -> Vec<Registry> {
         buffer::BUFFERS.listing().into(),
         host::HOST_LAYERS.listing().into(),
         generators,
-        reg("format", "trace formats ([workload] format, --format)", workload::trace::FORMATS, |f| {
-            (f.name.into(), f.about.into())
-        }),
+        workload::trace::FORMATS.listing().into(),
         reg(
             "builtin",
             "built-in traces ([workload] path = \"builtin:NAME\")",

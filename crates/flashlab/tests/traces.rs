@@ -298,7 +298,7 @@ fn blkrq_capture_is_detected_and_read_as_written() {
     o.time_unit = Some("ns".into());
     let e = err_text(read_all(&o));
     // The formats that do take one, read from the registry (a new one is listed without edits).
-    let takers: Vec<&str> = FORMATS.iter().filter(|f| f.time_unit_override).map(|f| f.name).collect();
+    let takers: Vec<&str> = FORMATS.iter().filter(|f| f.caps.time_unit_override).map(|f| f.name).collect();
     assert!(e.contains("fixed time unit") && e.contains(&format!("only {} take", takers.join(", "))), "{e}");
     let mut o = opts(scratch("inline.blk.txt"), None);
     o.device = Some(0);

@@ -14,38 +14,66 @@
 //! Count 0 is an error (none of these formats defines non-I/O records); only blank lines are
 //! skipped.
 
+use super::detect;
 use super::input::Input;
-use super::lines::{show, Ctx, LineFormat, LineSource, Sep};
-use super::{FormatEntry, Record, Settings, Source};
+use super::lines::{show, split, Ctx, LineFormat, LineSource, Sep};
+use super::{Detect, FormatCaps, FormatEntry, Opener, Record, Sample, Settings, Source};
 use crate::error::Error;
+use crate::registry::Entry;
 use crate::workload::Op;
 
 /// The `disksim` registry line.
-pub(crate) const FORMAT_DISKSIM: FormatEntry = FormatEntry {
+pub(crate) const FORMAT_DISKSIM: FormatEntry = Entry {
     name: "disksim",
     about: "DiskSim ASCII: time(ms) devno blkno(512 B sectors) bcount(sectors) flags(hex, bit 0 = read)",
-    device_column: Some("devno"),
-    time_unit_override: true,
-    open: open_disksim,
+    params: crate::reference::no_params,
+    caps: FormatCaps { device_column: Some("devno"), time_unit_override: true, detect: Detect::Sniff(sniff_disksim) },
+    build: Opener(open_disksim),
 };
 
 /// The `mqsim` registry line.
-pub(crate) const FORMAT_MQSIM: FormatEntry = FormatEntry {
+pub(crate) const FORMAT_MQSIM: FormatEntry = Entry {
     name: "mqsim",
     about: "MQSim ASCII: time(ns) device lba(512 B sectors) size(sectors) type(1 = read, 0 = write)",
-    device_column: Some("device"),
-    time_unit_override: true,
-    open: open_mqsim,
+    params: crate::reference::no_params,
+    caps: FormatCaps { device_column: Some("device"), time_unit_override: true, detect: Detect::Sniff(sniff_mqsim) },
+    build: Opener(open_mqsim),
 };
 
 /// The `ssdsim` registry line.
-pub(crate) const FORMAT_SSDSIM: FormatEntry = FormatEntry {
+pub(crate) const FORMAT_SSDSIM: FormatEntry = Entry {
     name: "ssdsim",
     about: "SSDsim ASCII: time(ns) device lba(512 B sectors) size(sectors) op(1 = read, 0 = write)",
-    device_column: Some("device"),
-    time_unit_override: true,
-    open: open_ssdsim,
+    params: crate::reference::no_params,
+    caps: FormatCaps { device_column: Some("device"), time_unit_override: true, detect: Detect::Sniff(sniff_ssdsim) },
+    build: Opener(open_ssdsim),
 };
+
+/// The DiskSim / MQSim / SSDsim layout: 5 space-separated numbers.
+fn five_numbers(s: &Sample) -> bool {
+    let (tok, n) = detect::spaced(s.first());
+    n == 5 && tok[..5].iter().all(|t| detect::number(t))
+}
+
+/// A decimal point in any sampled time (DiskSim times are fractional ms).
+fn fractional(s: &Sample) -> bool {
+    s.lines.iter().any(|l| split::<1>(l, Sep::Space).0[0].contains(&b'.'))
+}
+
+/// Detection (the documented tie-break of the three): a fractional time.
+fn sniff_disksim(s: &Sample) -> bool {
+    five_numbers(s) && fractional(s)
+}
+
+/// Detection: integer times in a file with SSDsim's `.ascii` extension.
+fn sniff_ssdsim(s: &Sample) -> bool {
+    five_numbers(s) && !fractional(s) && s.ext == "ascii"
+}
+
+/// Detection: integer times (ns), any other extension.
+fn sniff_mqsim(s: &Sample) -> bool {
+    five_numbers(s) && !fractional(s) && s.ext != "ascii"
+}
 
 /// How the last column names the op.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

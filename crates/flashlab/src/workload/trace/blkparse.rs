@@ -26,21 +26,29 @@
 //! `maj,min`, too few fields, non-numeric cpu/seq/time/pid; for D events also an rwbs with
 //! unknown letters or a missing `[process]`) is an error.
 
+use super::detect;
 use super::input::Input;
 use super::lines::{parse_u64, show, split, Ctx, LineFormat, LineSource, Sep, SECTOR_BYTES};
-use super::{FormatEntry, Record, Settings, Source};
+use super::{Detect, FormatCaps, FormatEntry, Opener, Record, Sample, Settings, Source};
 use crate::error::Error;
+use crate::registry::Entry;
 use crate::workload::Op;
 
 /// The registry line.
-pub(crate) const FORMAT: FormatEntry = FormatEntry {
+pub(crate) const FORMAT: FormatEntry = Entry {
     name: "blkparse",
     about:
         "blkparse default text output; D (dispatch) events: maj,min cpu seq time(s) pid D rwbs sector + count [process]",
-    device_column: Some("dev"),
-    time_unit_override: false,
-    open,
+    params: crate::reference::no_params,
+    caps: FormatCaps { device_column: Some("dev"), time_unit_override: false, detect: Detect::Sniff(sniff_blkparse) },
+    build: Opener(open),
 };
+
+/// Detection: a `major,minor` device first, then at least 6 more space-separated fields.
+fn sniff_blkparse(s: &Sample) -> bool {
+    let (tok, n) = detect::spaced(s.first());
+    n >= 7 && detect::is_dev(tok[0])
+}
 
 /// Bits of dev_t below the major number (Linux kernel `MINORBITS`).
 const MINOR_BITS: u32 = 20;

@@ -13,20 +13,38 @@
 //!
 //! No device column, so no `device` filter; times are µs (no `time_unit` override).
 
+use super::detect;
 use super::input::Input;
-use super::lines::{show, Ctx, LineFormat, LineSource, Sep};
-use super::{FormatEntry, Record, Settings, Source};
+use super::lines::{parse_u64, show, split, Ctx, LineFormat, LineSource, Sep};
+use super::{Detect, FormatCaps, FormatEntry, Opener, Record, Sample, Settings, Source};
 use crate::error::Error;
+use crate::registry::Entry;
 use crate::workload::Op;
 
 /// The registry line.
-pub(crate) const FORMAT: FormatEntry = FormatEntry {
+pub(crate) const FORMAT: FormatEntry = Entry {
     name: "blkrq",
     about: "block_rq_issue tracepoint text: `#` header line, then time_us op(R/W) offset_bytes length_bytes",
-    device_column: None,
-    time_unit_override: false,
-    open,
+    params: crate::reference::no_params,
+    caps: FormatCaps { device_column: None, time_unit_override: false, detect: Detect::Sniff(sniff_blkrq) },
+    build: Opener(open),
 };
+
+/// Detection: `#` header lines (one in the captures; any number the sample holds), then a record
+/// `time_us R|W offset length`.
+fn sniff_blkrq(s: &Sample) -> bool {
+    s.first().first() == Some(&b'#') && s.lines.iter().find(|l| l.first() != Some(&b'#')).is_some_and(|l| record(l))
+}
+
+/// `time_us R|W offset length`, as the `block_rq_issue` captures write them.
+fn record(line: &[u8]) -> bool {
+    let (t, n) = split::<5>(line, Sep::Space);
+    n == 4
+        && detect::number(t[0])
+        && matches!(t[1], b"R" | b"W")
+        && parse_u64(t[2]).is_some()
+        && parse_u64(t[3]).is_some()
+}
 
 fn open(input: Input, _settings: &Settings) -> Result<Box<dyn Source>, Error> {
     Ok(LineSource::boxed(input, BlkRq { records: 0 }))

@@ -16,17 +16,23 @@
 use super::input::Input;
 use super::lines::{show, trim, Ctx, LineFormat, LineSource, Sep};
 use super::scsi::{self, Command};
-use super::{FormatEntry, Record, Settings, Source};
+use super::{Detect, FormatCaps, FormatEntry, Opener, Record, Sample, Settings, Source};
 use crate::error::Error;
+use crate::registry::Entry;
 
 /// The registry line.
-pub(crate) const FORMAT: FormatEntry = FormatEntry {
+pub(crate) const FORMAT: FormatEntry = Entry {
     name: "cloudphysics",
     about: "CloudPhysics CSV (libCacheSim): header version,time,op,size,lbn; time s, op SCSI hex, size B, lbn 512 B sectors",
-    device_column: None,
-    time_unit_override: false,
-    open,
+    params: crate::reference::no_params,
+    caps: FormatCaps { device_column: None, time_unit_override: false, detect: Detect::Sniff(sniff_cloudphysics) },
+    build: Opener(open),
 };
+
+/// Detection: the header `version,time,op,size,lbn`.
+fn sniff_cloudphysics(s: &Sample) -> bool {
+    trim(s.first()).eq_ignore_ascii_case(b"version,time,op,size,lbn")
+}
 
 const HEADER: [&str; 5] = ["version", "time", "op", "size", "lbn"];
 

@@ -1,40 +1,69 @@
-//! Trace format detection from the file name and the first lines. Owns the sniffing rules.
+//! Trace format detection from the file name and the first lines. Each format's rule lives in
+//! its own file, named by its registry entry (`caps.detect`); this module reads the sample and
+//! asks every rule. The rules exclude one another (a test holds every layout below to exactly
+//! one match), so adding a format is its file and its registry line, with no order to keep.
 //!
-//! Rules, in order (compression suffixes are looked through: `x.vscsi.gz` is a `.vscsi` file and
-//! its decompressed lines are sniffed):
-//! 1. extension `.vscsi` → `vscsi` (binary; the only format detected by name alone).
-//! 2. first non-blank line is a header: `fio version 2|3 iolog` → `fio`;
-//!    `version,time,op,size,lbn` → `cloudphysics`; `Timestamp,Response,IOType,LUN,Offset,Size`
-//!    → `systor`; comma-separated names from flashlab's CSV columns including op, offset and size
-//!    → `csv`.
-//! 3. first token `major,minor` (digits,digits) followed by at least 6 more tokens → `blkparse`.
-//! 4. comma-separated: 7 fields with `Read`/`Write` 4th → `msr`; 5 fields with `r`/`w` 4th →
-//!    `spc`; 5 integer fields with `0`/`1` 4th → `tencent`.
-//! 5. space-separated: 8 fields with `D`/`C` 2nd and `read`/`write`/`discard` 3rd → `wiscsee`;
-//!    `#` header lines (one in the captures; any number the sample holds) followed by 4 fields
-//!    `number R|W integer integer` → `blkrq`.
-//! 6. space-separated, 5 numeric fields (DiskSim, MQSim and SSDsim all look like this; the
-//!    documented tie-break): a decimal point in any sampled time → `disksim` (DiskSim times are
-//!    fractional ms); else extension `.ascii` (SSDsim's convention) → `ssdsim`; else `mqsim`
-//!    (integer ns). `--format` / `format = ...` overrides detection; the error says so too.
+//! Rules (compression suffixes are looked through: `x.vscsi.gz` is a `.vscsi` file and its
+//! decompressed lines are sniffed):
+//! - by extension: `.vscsi` → `vscsi` (binary; the only format detected by name alone).
+//! - header lines: `fio version 2|3 iolog` → `fio`; `version,time,op,size,lbn` →
+//!   `cloudphysics`; `Timestamp,Response,IOType,LUN,Offset,Size` → `systor`; comma-separated
+//!   names from flashlab's CSV columns including op, offset and size → `csv`.
+//! - first token `major,minor` (digits,digits) followed by at least 6 more tokens → `blkparse`.
+//! - comma-separated: 7 fields with `Read`/`Write` 4th → `msr`; 5 fields with `r`/`w` 4th →
+//!   `spc`; 5 integer fields with `0`/`1` 4th → `tencent`.
+//! - space-separated: 8 fields with a one-letter 2nd and `read`/`write`/`discard` 3rd →
+//!   `wiscsee`; `#` header lines (one in the captures; any number the sample holds) followed by
+//!   4 fields `number R|W integer integer` → `blkrq`.
+//! - space-separated, 5 numeric fields (DiskSim, MQSim and SSDsim all look like this; the
+//!   documented tie-break): a decimal point in any sampled time → `disksim` (DiskSim times are
+//!   fractional ms); else extension `.ascii` (SSDsim's convention) → `ssdsim`; else `mqsim`
+//!   (integer ns). `--format` / `format = ...` overrides detection; the error says so too.
 //!
-//! Anything else is an error that lists the valid formats.
+//! No rule matching is an error that lists the valid formats; two matching (a rule that fails
+//! to exclude another) is an error naming both.
 
 use std::path::Path;
 
 use super::input::{inner_extension, Input};
-use super::lines::{is, parse_u64, split, trim, Lines, Sep};
-use super::{at_file, format_names};
+use super::lines::{parse_u64, split, Lines, Sep};
+use super::{at_file, format_names, FORMATS};
 use crate::error::Error;
 
 /// How many non-blank lines are sniffed.
 const SAMPLE_LINES: usize = 16;
 
+/// How detection recognises a format (a registry entry's `caps.detect`).
+#[derive(Clone, Copy)]
+pub enum Detect {
+    /// By the inner file extension alone (binary formats): `x.vscsi.gz` is a `.vscsi` file.
+    Extension(&'static str),
+    /// By the first non-blank lines (and the inner extension, for tie-breaks). Every format's
+    /// rule excludes the others' (a test holds them to it), so the registry order is not a
+    /// priority.
+    Sniff(fn(&Sample) -> bool),
+}
+
+/// What detection reads of a text trace.
+pub struct Sample<'a> {
+    /// The first non-blank lines (up to 16), without line ends.
+    pub lines: &'a [Vec<u8>],
+    /// The extension inside any compression suffix (`hm_0.csv.gz` → `csv`).
+    pub ext: &'a str,
+}
+
+impl Sample<'_> {
+    /// The first non-blank line (a sample is never empty when sniffed).
+    pub fn first(&self) -> &[u8] {
+        self.lines.first().map_or(&[], Vec::as_slice)
+    }
+}
+
 /// Detect the format of a trace file; see the module comment for the rules.
 pub fn detect_format(path: &Path) -> Result<&'static str, Error> {
     let ext = inner_extension(path);
-    if ext == "vscsi" {
-        return Ok("vscsi");
+    if let Some(f) = FORMATS.iter().find(|f| matches!(f.caps.detect, Detect::Extension(e) if e == ext)) {
+        return Ok(f.name);
     }
     let input = Input::open(path)?;
     let mut lines = Lines::new(input.name, input.reader);
@@ -42,7 +71,7 @@ pub fn detect_format(path: &Path) -> Result<&'static str, Error> {
     while sample.len() < SAMPLE_LINES && lines.advance()? {
         sample.push(lines.line().to_vec());
     }
-    sniff(&sample, &ext).map_err(|why| {
+    sniff(&Sample { lines: &sample, ext: &ext }).map_err(|why| {
         let msg = format!(
             "cannot detect the trace format ({why}); name it with --format or `format = \"...\"` in [workload]; valid formats: {}",
             format_names().join(", ")
@@ -51,66 +80,26 @@ pub fn detect_format(path: &Path) -> Result<&'static str, Error> {
     })
 }
 
-/// Pick a format from the first non-blank lines and the inner file extension.
-fn sniff(sample: &[Vec<u8>], ext: &str) -> Result<&'static str, String> {
-    let first = sample.first().ok_or("the file has no non-blank line")?;
+/// The one format whose rule matches the sample.
+fn sniff(sample: &Sample) -> Result<&'static str, String> {
+    let first = sample.lines.first().ok_or("the file has no non-blank line")?;
     if first.contains(&0) || std::str::from_utf8(first).is_err() {
         return Err("the first line is binary data (binary VSCSI traces need the .vscsi extension)".into());
     }
-    if first.first() == Some(&b'#')
-        && sample.iter().find(|l| l.first() != Some(&b'#')).is_some_and(|l| is_blkrq_record(l))
-    {
-        return Ok("blkrq");
+    let matches: Vec<&str> = FORMATS
+        .iter()
+        .filter(|f| matches!(f.caps.detect, Detect::Sniff(rule) if rule(sample)))
+        .map(|f| f.name)
+        .collect();
+    match matches[..] {
+        [one] => Ok(one),
+        [] => Err(format!("the first line `{}` matches no known layout", super::lines::show(first))),
+        _ => Err(format!("the first lines match several formats: {}", matches.join(", "))),
     }
-    if let Some(name) = header(first) {
-        return Ok(name);
-    }
-    let (tok, count) = split::<8>(first, Sep::Space);
-    if count >= 7 && is_dev(tok[0]) {
-        return Ok("blkparse");
-    }
-    let (f, commas) = split::<7>(first, Sep::Comma);
-    match commas {
-        7 if is(f[3], "Read") || is(f[3], "Write") => return Ok("msr"),
-        5 if matches!(trim(f[3]), b"r" | b"R" | b"w" | b"W") => return Ok("spc"),
-        5 if matches!(trim(f[3]), b"0" | b"1") && f[..5].iter().all(|x| number(trim(x))) => return Ok("tencent"),
-        _ => {}
-    }
-    if count == 8 && tok[1].len() == 1 && matches!(tok[2], b"read" | b"write" | b"discard") {
-        return Ok("wiscsee");
-    }
-    if count == 5 && tok[..5].iter().all(|t| number(t)) {
-        return Ok(ascii_dialect(sample, ext));
-    }
-    Err(format!("the first line `{}` matches no known layout", super::lines::show(first)))
 }
 
-/// Formats recognised by a header line.
-fn header(first: &[u8]) -> Option<&'static str> {
-    let line = trim(first);
-    if line.starts_with(b"fio version 2 iolog") || line.starts_with(b"fio version 3 iolog") {
-        return Some("fio");
-    }
-    if line.eq_ignore_ascii_case(b"version,time,op,size,lbn") {
-        return Some("cloudphysics");
-    }
-    if line.eq_ignore_ascii_case(b"Timestamp,Response,IOType,LUN,Offset,Size") {
-        return Some("systor");
-    }
-    let names = ["op", "offset", "size", "time_ns", "time_us", "time_ms", "time_s", "device"];
-    let all_known = line.split(|&b| b == b',').all(|n| names.iter().any(|k| is(n, k)));
-    let has = |k: &str| line.split(|&b| b == b',').any(|n| is(n, k));
-    (all_known && has("op") && has("offset") && has("size")).then_some("csv")
-}
-
-/// `time_us R|W offset length`, as the `block_rq_issue` captures write them.
-fn is_blkrq_record(line: &[u8]) -> bool {
-    let (t, n) = split::<5>(line, Sep::Space);
-    n == 4 && number(t[0]) && matches!(t[1], b"R" | b"W") && parse_u64(t[2]).is_some() && parse_u64(t[3]).is_some()
-}
-
-/// `digits,digits`.
-fn is_dev(tok: &[u8]) -> bool {
+/// `digits,digits` (a blkparse device).
+pub(super) fn is_dev(tok: &[u8]) -> bool {
     let mut parts = tok.splitn(2, |&b| b == b',');
     let major = parts.next().and_then(parse_u64);
     let minor = parts.next().and_then(parse_u64);
@@ -118,21 +107,14 @@ fn is_dev(tok: &[u8]) -> bool {
 }
 
 /// Digits with at most one decimal point (or hex digits, for DiskSim flags).
-fn number(tok: &[u8]) -> bool {
+pub(super) fn number(tok: &[u8]) -> bool {
     let dots = tok.iter().filter(|&&b| b == b'.').count();
     !tok.is_empty() && dots <= 1 && tok.iter().all(|b| b.is_ascii_hexdigit() || *b == b'.')
 }
 
-/// The DiskSim / SSDsim / MQSim tie-break.
-fn ascii_dialect(sample: &[Vec<u8>], ext: &str) -> &'static str {
-    let fractional = sample.iter().any(|l| split::<1>(l, Sep::Space).0[0].contains(&b'.'));
-    if fractional {
-        "disksim"
-    } else if ext == "ascii" {
-        "ssdsim"
-    } else {
-        "mqsim"
-    }
+/// The space-separated fields of `line` (up to 8) and how many there are.
+pub(super) fn spaced(line: &[u8]) -> ([&[u8]; 8], usize) {
+    split::<8>(line, Sep::Space)
 }
 
 #[cfg(test)]
@@ -141,7 +123,7 @@ mod tests {
 
     fn check(lines: &[&str], ext: &str) -> Result<&'static str, String> {
         let sample: Vec<Vec<u8>> = lines.iter().map(|l| l.as_bytes().to_vec()).collect();
-        sniff(&sample, ext)
+        sniff(&Sample { lines: &sample, ext })
     }
 
     #[test]
@@ -164,6 +146,10 @@ mod tests {
         ];
         for (lines, ext, want) in cases {
             assert_eq!(check(lines, ext), Ok(*want), "{lines:?}");
+        }
+        // Every format that is detected by its lines has a case above.
+        for f in FORMATS.iter().filter(|f| matches!(f.caps.detect, Detect::Sniff(_))) {
+            assert!(cases.iter().any(|(_, _, want)| *want == f.name), "no detection case for `{}`", f.name);
         }
     }
 

@@ -18,18 +18,25 @@
 
 use super::input::Input;
 use super::lines::{show, split, trim, Ctx, LineFormat, LineSource, Sep};
-use super::{FormatEntry, Record, Settings, Source};
+use super::{Detect, FormatCaps, FormatEntry, Opener, Record, Sample, Settings, Source};
 use crate::error::Error;
+use crate::registry::Entry;
 use crate::workload::Op;
 
 /// The registry line.
-pub(crate) const FORMAT: FormatEntry = FormatEntry {
+pub(crate) const FORMAT: FormatEntry = Entry {
     name: "fio",
     about: "fio iolog v2/v3 (header `fio version N iolog`): [ms] filename action [offset length]; v2 `wait` advances time (µs)",
-    device_column: None,
-    time_unit_override: false,
-    open,
+    params: crate::reference::no_params,
+    caps: FormatCaps { device_column: None, time_unit_override: false, detect: Detect::Sniff(sniff_fio) },
+    build: Opener(open),
 };
+
+/// Detection: the header `fio version 2 iolog` or `fio version 3 iolog`.
+fn sniff_fio(s: &Sample) -> bool {
+    let line = trim(s.first());
+    line.starts_with(b"fio version 2 iolog") || line.starts_with(b"fio version 3 iolog")
+}
 
 fn open(input: Input, _settings: &Settings) -> Result<Box<dyn Source>, Error> {
     Ok(LineSource::boxed(input, Fio { version: None, wait_ns: 0, file: None }))

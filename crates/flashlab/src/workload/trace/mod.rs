@@ -47,8 +47,9 @@ use std::path::{Path, PathBuf};
 
 use super::Workload;
 use crate::error::{Error, Location};
+use crate::registry::{Entry, Registry};
 
-pub use detect::detect_format;
+pub use detect::{detect_format, Detect, Sample};
 pub use stats::{stats, DeviceCount, SizeBucket, TraceStats};
 
 pub(crate) use reader::{Kept, Reader, Record, Source};
@@ -196,54 +197,67 @@ fn unit_ns(unit: &str) -> Result<u64, Error> {
 
 /// What a format's reader is told when it is opened (already validated).
 #[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Settings {
+pub struct Settings {
     /// The `device` filter, so a format whose device column is optional can reject it early.
-    pub device: Option<u64>,
+    pub(crate) device: Option<u64>,
     /// `time_unit` in ns, for formats whose unit may be overridden.
-    pub unit_ns: Option<u64>,
+    pub(crate) unit_ns: Option<u64>,
 }
 
-/// How a registry line opens its reader.
+/// How a registry line opens its reader (crate-internal: the reader types are not public).
+pub struct Opener(pub(crate) OpenFn);
+
+/// A format's reader constructor.
 pub(crate) type OpenFn = fn(input::Input, &Settings) -> Result<Box<dyn Source>, Error>;
 
-/// One registry line per format.
-pub struct FormatEntry {
-    pub name: &'static str,
-    pub about: &'static str,
+/// What the trace layer knows about a format before opening it.
+pub struct FormatCaps {
     /// The column the `device` filter matches; `None` = the format has no device column.
     pub device_column: Option<&'static str>,
     /// Whether `time_unit` may override the format's time unit.
     pub time_unit_override: bool,
-    pub(crate) open: OpenFn,
+    /// How [`detect_format`] recognises the format.
+    pub detect: Detect,
 }
 
-/// The registry: every trace format, by the name used in configs and `--format`. Each entry
-/// lives in its format's file; adding a format is one file plus one line here.
-pub const FORMATS: &[FormatEntry] = &[
-    msr::FORMAT,
-    spc::FORMAT,
-    blkparse::FORMAT,
-    wiscsee::FORMAT,
-    fio::FORMAT,
-    ascii::FORMAT_DISKSIM,
-    ascii::FORMAT_MQSIM,
-    ascii::FORMAT_SSDSIM,
-    plain_csv::FORMAT,
-    cloudphysics::FORMAT,
-    vscsi::FORMAT,
-    systor::FORMAT,
-    tencent::FORMAT,
-    blkrq::FORMAT,
-];
+/// A registry line of [`FORMATS`]; each lives in its format's file.
+pub type FormatEntry = Entry<Opener, FormatCaps>;
+
+/// The registry: every trace format, by the name used in configs and `--format`. Adding a
+/// format is one file (its reader, its detection rule and its `FORMAT` line) plus one line here;
+/// detection, `time_unit` and `device` checks read the entries.
+pub const FORMATS: Registry<Opener, FormatCaps> = Registry {
+    id: "format",
+    kind: "trace format",
+    key: "workload.format",
+    title: "trace formats ([workload] format, --format)",
+    params_table: None,
+    entries: &[
+        msr::FORMAT,
+        spc::FORMAT,
+        blkparse::FORMAT,
+        wiscsee::FORMAT,
+        fio::FORMAT,
+        ascii::FORMAT_DISKSIM,
+        ascii::FORMAT_MQSIM,
+        ascii::FORMAT_SSDSIM,
+        plain_csv::FORMAT,
+        cloudphysics::FORMAT,
+        vscsi::FORMAT,
+        systor::FORMAT,
+        tencent::FORMAT,
+        blkrq::FORMAT,
+    ],
+};
 
 /// The names of every registered format, in registry order.
 pub fn format_names() -> Vec<&'static str> {
-    FORMATS.iter().map(|f| f.name).collect()
+    FORMATS.names()
 }
 
 /// Look a format up by name; an unknown name lists the valid ones.
 pub fn find_format(name: &str) -> Result<&'static FormatEntry, Error> {
-    FORMATS.iter().find(|f| f.name == name).ok_or_else(|| Error::unknown("trace format", name, format_names()))
+    FORMATS.find(name)
 }
 
 /// Open a trace as a streaming workload (detecting the format when `opts.format` is `None`).
@@ -283,15 +297,15 @@ pub(crate) fn open_reader_at(opts: &TraceOptions) -> Result<Reader, Error> {
 }
 
 fn build(entry: &FormatEntry, input: input::Input, opts: &TraceOptions) -> Result<Reader, Error> {
-    if opts.device.is_some() && entry.device_column.is_none() {
+    if opts.device.is_some() && entry.caps.device_column.is_none() {
         return Err(Error::config(
             "workload.device",
             format!("trace format `{}` has no device column, so it cannot be filtered by device", entry.name),
         ));
     }
     let unit_ns = match &opts.time_unit {
-        Some(_) if !entry.time_unit_override => {
-            let takers: Vec<&str> = FORMATS.iter().filter(|f| f.time_unit_override).map(|f| f.name).collect();
+        Some(_) if !entry.caps.time_unit_override => {
+            let takers: Vec<&str> = FORMATS.iter().filter(|f| f.caps.time_unit_override).map(|f| f.name).collect();
             return Err(Error::config(
                 "workload.time_unit",
                 format!(
@@ -305,7 +319,7 @@ fn build(entry: &FormatEntry, input: input::Input, opts: &TraceOptions) -> Resul
         None => None,
     };
     let settings = Settings { device: opts.device, unit_ns };
-    let source = (entry.open)(input, &settings)?;
+    let source = (entry.build.0)(input, &settings)?;
     let mut reader = Reader::new(source, opts.device, opts.time_scale);
     reader.require_requests(&opts.path.display().to_string())?;
     Ok(reader)

@@ -13,19 +13,26 @@
 //! Size 0 is an error (the format has no non-I/O records).
 
 use super::input::Input;
-use super::lines::{is, Ctx, LineFormat, LineSource, Sep};
-use super::{FormatEntry, Record, Settings, Source};
+use super::lines::{is, split, Ctx, LineFormat, LineSource, Sep};
+use super::{Detect, FormatCaps, FormatEntry, Opener, Record, Sample, Settings, Source};
 use crate::error::Error;
+use crate::registry::Entry;
 use crate::workload::Op;
 
 /// The registry line.
-pub(crate) const FORMAT: FormatEntry = FormatEntry {
+pub(crate) const FORMAT: FormatEntry = Entry {
     name: "msr",
     about: "MSR Cambridge CSV, no header: Timestamp(100 ns FILETIME),Hostname,DiskNumber,Type(Read/Write),Offset(B),Size(B),ResponseTime",
-    device_column: Some("disk_number"),
-    time_unit_override: false,
-    open,
+    params: crate::reference::no_params,
+    caps: FormatCaps { device_column: Some("disk_number"), time_unit_override: false, detect: Detect::Sniff(sniff_msr) },
+    build: Opener(open),
 };
+
+/// Detection: 7 comma-separated fields, `Read` or `Write` 4th.
+fn sniff_msr(s: &Sample) -> bool {
+    let (f, n) = split::<7>(s.first(), Sep::Comma);
+    n == 7 && (is(f[3], "Read") || is(f[3], "Write"))
+}
 
 /// FILETIME tick length.
 const TICK_NS: u128 = 100;

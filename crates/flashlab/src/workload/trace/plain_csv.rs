@@ -19,18 +19,29 @@
 
 use super::input::Input;
 use super::lines::{is, show, split, trim, Ctx, LineFormat, LineSource, Sep};
-use super::{FormatEntry, Record, Settings, Source};
+use super::{Detect, FormatCaps, FormatEntry, Opener, Record, Sample, Settings, Source};
 use crate::error::Error;
+use crate::registry::Entry;
 use crate::workload::Op;
 
 /// The registry line.
-pub(crate) const FORMAT: FormatEntry = FormatEntry {
+pub(crate) const FORMAT: FormatEntry = Entry {
     name: "csv",
     about: "flashlab plain CSV with a header: op(R/W/T),offset(B),size(B)[,time_ns|time_us|time_ms|time_s][,device]",
-    device_column: Some("device"),
-    time_unit_override: false,
-    open,
+    params: crate::reference::no_params,
+    caps: FormatCaps { device_column: Some("device"), time_unit_override: false, detect: Detect::Sniff(sniff_csv) },
+    build: Opener(open),
 };
+
+/// Detection: a header of comma-separated column names, all of them flashlab's, including op,
+/// offset and size.
+fn sniff_csv(s: &Sample) -> bool {
+    let line = trim(s.first());
+    let names = ["op", "offset", "size", "time_ns", "time_us", "time_ms", "time_s", "device"];
+    let all_known = line.split(|&b| b == b',').all(|n| names.iter().any(|k| is(n, k)));
+    let has = |k: &str| line.split(|&b| b == b',').any(|n| is(n, k));
+    all_known && has("op") && has("offset") && has("size")
+}
 
 /// Most columns a header may name (op, offset, size, one time column, device).
 const MAX_COLUMNS: usize = 5;

@@ -12,19 +12,26 @@
 //! skipped; Size 0 is an error (the format defines no non-I/O records).
 
 use super::input::Input;
-use super::lines::{show, split, Ctx, LineFormat, LineSource, Sep};
-use super::{FormatEntry, Record, Settings, Source};
+use super::lines::{show, split, trim, Ctx, LineFormat, LineSource, Sep};
+use super::{Detect, FormatCaps, FormatEntry, Opener, Record, Sample, Settings, Source};
 use crate::error::Error;
+use crate::registry::Entry;
 use crate::workload::Op;
 
 /// The registry line.
-pub(crate) const FORMAT: FormatEntry = FormatEntry {
+pub(crate) const FORMAT: FormatEntry = Entry {
     name: "spc",
     about: "UMass SPC CSV (Financial, WebSearch): ASU,LBA(512 B sectors),Size(B),Opcode(r/w),Timestamp(s)",
-    device_column: Some("asu"),
-    time_unit_override: false,
-    open,
+    params: crate::reference::no_params,
+    caps: FormatCaps { device_column: Some("asu"), time_unit_override: false, detect: Detect::Sniff(sniff_spc) },
+    build: Opener(open),
 };
+
+/// Detection: 5 comma-separated fields, `r` or `w` 4th.
+fn sniff_spc(s: &Sample) -> bool {
+    let (f, n) = split::<5>(s.first(), Sep::Comma);
+    n == 5 && matches!(trim(f[3]), b"r" | b"R" | b"w" | b"W")
+}
 
 fn open(input: Input, _settings: &Settings) -> Result<Box<dyn Source>, Error> {
     Ok(LineSource::boxed(input, Spc))

@@ -12,18 +12,24 @@
 
 use super::input::Input;
 use super::lines::{is, show, trim, Ctx, LineFormat, LineSource, Sep};
-use super::{FormatEntry, Record, Settings, Source};
+use super::{Detect, FormatCaps, FormatEntry, Opener, Record, Sample, Settings, Source};
 use crate::error::Error;
+use crate::registry::Entry;
 use crate::workload::Op;
 
 /// The registry line.
-pub(crate) const FORMAT: FormatEntry = FormatEntry {
+pub(crate) const FORMAT: FormatEntry = Entry {
     name: "systor",
     about: "SYSTOR'17 CSV: header Timestamp,Response,IOType,LUN,Offset,Size; epoch s, R/W, bytes",
-    device_column: Some("lun"),
-    time_unit_override: false,
-    open,
+    params: crate::reference::no_params,
+    caps: FormatCaps { device_column: Some("lun"), time_unit_override: false, detect: Detect::Sniff(sniff_systor) },
+    build: Opener(open),
 };
+
+/// Detection: the header `Timestamp,Response,IOType,LUN,Offset,Size`.
+fn sniff_systor(s: &Sample) -> bool {
+    trim(s.first()).eq_ignore_ascii_case(b"Timestamp,Response,IOType,LUN,Offset,Size")
+}
 
 const HEADER: [&str; 6] = ["Timestamp", "Response", "IOType", "LUN", "Offset", "Size"];
 

@@ -13,20 +13,28 @@
 //! `1538323200,4247200,128,1,1058`. Timestamps have 1 s resolution and are not sorted within a
 //! second. Size 0 is an error; only blank lines are skipped.
 
+use super::detect;
 use super::input::Input;
-use super::lines::{show, Ctx, LineFormat, LineSource, Sep};
-use super::{FormatEntry, Record, Settings, Source};
+use super::lines::{show, split, trim, Ctx, LineFormat, LineSource, Sep};
+use super::{Detect, FormatCaps, FormatEntry, Opener, Record, Sample, Settings, Source};
 use crate::error::Error;
+use crate::registry::Entry;
 use crate::workload::Op;
 
 /// The registry line.
-pub(crate) const FORMAT: FormatEntry = FormatEntry {
+pub(crate) const FORMAT: FormatEntry = Entry {
     name: "tencent",
     about: "Tencent CBS CSV, no header: Timestamp(epoch s),Offset(512 B sectors),Size(sectors),IOType(0 = read, 1 = write),VolumeID",
-    device_column: Some("volume_id"),
-    time_unit_override: false,
-    open,
+    params: crate::reference::no_params,
+    caps: FormatCaps { device_column: Some("volume_id"), time_unit_override: false, detect: Detect::Sniff(sniff_tencent) },
+    build: Opener(open),
 };
+
+/// Detection: 5 comma-separated numbers, `0` or `1` 4th.
+fn sniff_tencent(s: &Sample) -> bool {
+    let (f, n) = split::<5>(s.first(), Sep::Comma);
+    n == 5 && matches!(trim(f[3]), b"0" | b"1") && f.iter().all(|x| detect::number(trim(x)))
+}
 
 fn open(input: Input, _settings: &Settings) -> Result<Box<dyn Source>, Error> {
     Ok(LineSource::boxed(input, Tencent))

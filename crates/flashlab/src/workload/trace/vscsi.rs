@@ -17,16 +17,17 @@ use std::io::{BufRead, ErrorKind, Read};
 use super::input::{Input, Progress};
 use super::lines::{read_error, Ctx};
 use super::scsi::{self, Command};
-use super::{FormatEntry, Record, Settings, Source};
+use super::{Detect, FormatCaps, FormatEntry, Opener, Record, Settings, Source};
 use crate::error::{Error, Location};
+use crate::registry::Entry;
 
 /// The registry line.
-pub(crate) const FORMAT: FormatEntry = FormatEntry {
+pub(crate) const FORMAT: FormatEntry = Entry {
     name: "vscsi",
     about: "binary VSCSI v1 (CloudPhysics): 32-byte LE records sn,len(B),nSG,cmd(SCSI),ver,lbn(512 B sectors),ts(µs)",
-    device_column: None,
-    time_unit_override: false,
-    open,
+    params: crate::reference::no_params,
+    caps: FormatCaps { device_column: None, time_unit_override: false, detect: Detect::Extension("vscsi") },
+    build: Opener(open),
 };
 
 const RECORD_BYTES: usize = 32;

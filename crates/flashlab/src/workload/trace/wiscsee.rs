@@ -13,20 +13,28 @@
 //! `pid action operation offset size timestamp pre_wait_time sync`) and its test data, e.g.
 //! `39949 D read 299008 4096 0.000000000 0 False`. Size 0 is an error.
 
+use super::detect;
 use super::input::Input;
 use super::lines::{is, show, Ctx, LineFormat, LineSource, Sep};
-use super::{FormatEntry, Record, Settings, Source};
+use super::{Detect, FormatCaps, FormatEntry, Opener, Record, Sample, Settings, Source};
 use crate::error::Error;
+use crate::registry::Entry;
 use crate::workload::Op;
 
 /// The registry line.
-pub(crate) const FORMAT: FormatEntry = FormatEntry {
+pub(crate) const FORMAT: FormatEntry = Entry {
     name: "wiscsee",
     about: "WiscSee blkparse-derived events: pid action(D/C) op(read/write/discard) offset(B) size(B) time(s) delta(s) sync; D lines",
-    device_column: None,
-    time_unit_override: false,
-    open,
+    params: crate::reference::no_params,
+    caps: FormatCaps { device_column: None, time_unit_override: false, detect: Detect::Sniff(sniff_wiscsee) },
+    build: Opener(open),
 };
+
+/// Detection: 8 space-separated fields, a one-letter action 2nd, `read`/`write`/`discard` 3rd.
+fn sniff_wiscsee(s: &Sample) -> bool {
+    let (tok, n) = detect::spaced(s.first());
+    n == 8 && tok[1].len() == 1 && matches!(tok[2], b"read" | b"write" | b"discard")
+}
 
 fn open(input: Input, _settings: &Settings) -> Result<Box<dyn Source>, Error> {
     Ok(LineSource::boxed(input, WiscSee))
