@@ -93,6 +93,16 @@ impl Default for FormatOptions {
     }
 }
 
+impl FormatOptions {
+    /// Whether the FAT type fits a volume of `sectors` sectors of `sector_bytes` each with this
+    /// cluster size and data alignment (FAT16 holds at most 65,524 clusters): [`FatFs::format`]'s
+    /// layout check, without a device.
+    pub fn check_layout(&self, sector_bytes: u32, sectors: u64) -> Result<(), Error> {
+        let (spc, align) = (self.sectors_per_cluster, self.data_align_sectors);
+        Layout::for_format(self.fat_type, sector_bytes, sectors, spc, align).map(|_| ())
+    }
+}
+
 /// When changed FAT and directory sectors reach the device.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Metadata {

@@ -15,12 +15,12 @@ use serde_json::json;
 
 use super::verdict::{self, Claim, Kind};
 use super::{Outcome, RunProgress, Scale};
-use crate::error::Error;
-use crate::onenand::costs::{DeviceTiming, HostCosts};
-use crate::onenand::device::{Accounting, Cost};
-use crate::onenand::drivers::{self, Driver, DRIVERS};
-use crate::onenand::{measure_read, paging, Measured};
 use crate::plot::{bar_chart, line_chart, Bars, Line};
+use flashlab::error::Error;
+use flashlab::onenand::costs::{DeviceTiming, HostCosts};
+use flashlab::onenand::device::{Accounting, Cost};
+use flashlab::onenand::drivers::{self, Driver, DRIVERS};
+use flashlab::onenand::{measure_read, paging, Measured};
 
 /// The paper, as its text prints it.
 pub const CITATION: super::Citation = super::Citation {

@@ -1,13 +1,19 @@
 //! Reproductions of published results, one file per paper, registered in [`REPRODUCTIONS`].
 //!
 //! A reproduction builds ordinary configurations (the paper's setup, at `paper` scale or scaled
-//! down at `quick` scale), runs them through [`crate::sim::run`] like any user run, and returns
+//! down at `quick` scale), runs them through [`flashlab::sim::run`] like any user run, and returns
 //! its figures as JSON rows, a Markdown report with ours beside the paper's, and SVG plots. It
-//! does no file I/O: the CLI writes `DIR/NAME/results.json`, `report.md` and the plots.
+//! does no file I/O: the CLI writes `DIR/NAME/results.json`, `report.md` and the plots
+//! ([`plot`]) and the combined `index.html` ([`html`]).
+//!
+//! The storage stack (`flashlab`) knows nothing of papers: the reproductions, their report, the
+//! plots and the shared trace folder of paper-scale rows live here, on top of it and of the
+//! host-side models they drive (the FAT file system, the OneNAND read path).
 
 pub mod defrag;
 pub mod dwb;
 pub mod html;
+pub mod plot;
 pub mod two_r_pp;
 pub mod verdict;
 pub mod vsegment;
@@ -16,9 +22,9 @@ pub mod wadpm;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use crate::config::Config;
-use crate::error::Error;
-use crate::results::Results;
+use flashlab::config::Config;
+use flashlab::error::Error;
+use flashlab::results::Results;
 
 /// The project's shared trace folder (`FLASHLAB_TRACES`, else `../shared/traces` from the
 /// working directory), if it is there: paper-scale rows replay its full files.
@@ -119,6 +125,15 @@ pub const REPRODUCTIONS: &[Reproduction] = &[
     },
 ];
 
+/// The reproductions as a catalog registry (`flashlab list` shows it beside the core's).
+pub fn registry() -> flashlab::catalog::Registry {
+    flashlab::catalog::Registry {
+        id: "reproduction",
+        title: "reproductions (flashlab reproduce NAME)",
+        entries: REPRODUCTIONS.iter().map(|r| (r.name.into(), r.about.into())).collect(),
+    }
+}
+
 pub fn names() -> Vec<&'static str> {
     REPRODUCTIONS.iter().map(|r| r.name).collect()
 }
@@ -130,8 +145,8 @@ pub fn find(name: &str) -> Result<&'static Reproduction, Error> {
 /// Run independent simulations on `threads` worker threads; results in input order. Each run is
 /// deterministic on its own, so the thread count never changes a figure.
 pub fn run_all(jobs: &[(String, Config)], threads: usize, progress: &dyn RunProgress) -> Result<Vec<Results>, Error> {
-    let pool = crate::sim::PreconditionPool::new(jobs.iter().map(|j| &j.1));
-    par_map(jobs, threads, progress, |(label, _)| label.clone(), |(_, cfg)| pool.run(cfg, &mut crate::sim::Quiet))
+    let pool = flashlab::sim::PreconditionPool::new(jobs.iter().map(|j| &j.1));
+    par_map(jobs, threads, progress, |(label, _)| label.clone(), |(_, cfg)| pool.run(cfg, &mut flashlab::sim::Quiet))
 }
 
 /// `f` over `jobs` on `threads` worker threads, results in input order; the first error wins.

@@ -32,13 +32,13 @@ use serde_json::json;
 
 use super::verdict::{self, Claim, Kind};
 use super::{run_all, shared_traces, Outcome, RunProgress, Scale};
-use crate::config::Config;
-use crate::error::Error;
 use crate::plot::{bar_chart, bar_chart_with, line_chart, line_chart_with, Bars, Line};
-use crate::presets;
-use crate::results::Results;
-use crate::workload::trace::{self, TraceOptions};
-use crate::workload::Op;
+use flashlab::config::Config;
+use flashlab::error::Error;
+use flashlab::presets;
+use flashlab::results::Results;
+use flashlab::workload::trace::{self, TraceOptions};
+use flashlab::workload::Op;
 
 /// The paper, as its text prints it.
 pub const CITATION: super::Citation = super::Citation {
@@ -204,7 +204,7 @@ struct TraceShape {
 /// `page_bytes`, a partial page counting as one, as the simulator counts them).
 fn trace_shape(path: &str, block_bytes: u64, page_bytes: u64) -> Result<TraceShape, Error> {
     let mut wl = trace::open(&TraceOptions::new(path))?;
-    let mut blocks = crate::fastmap::with_capacity::<u64, ()>(1 << 16);
+    let mut blocks = flashlab::fastmap::with_capacity::<u64, ()>(1 << 16);
     let mut page_writes = 0;
     while let Some(r) = wl.next_request()? {
         let end = r.offset + r.len - 1;
@@ -597,7 +597,7 @@ fn flows_plot(runs: &Runs) -> String {
     for b in BENCHES.iter().filter(|b| OLTP.contains(&b.key) || FIO_FILLED.contains(&b.key)) {
         for p in ["2R", "2R++"] {
             let r = runs.get(b.key, p);
-            let per = |f: &crate::ftl::Flow| f.pages as f64 / r.ftl.host_writes.max(1) as f64;
+            let per = |f: &flashlab::ftl::Flow| f.pages as f64 / r.ftl.host_writes.max(1) as f64;
             let mut k = [0.0; 3];
             for f in &r.gc.flows {
                 let kind = match (f.from.as_str(), f.to.as_str()) {

@@ -26,12 +26,12 @@ use serde_json::json;
 
 use super::verdict::{self, Claim, Kind};
 use super::{run_all, Outcome, RunProgress, Scale};
-use crate::config::Config;
-use crate::error::Error;
 use crate::plot::{bar_chart, line_chart, Bars, Line};
-use crate::presets;
-use crate::results::Results;
-use crate::workload::trace::{self, TraceOptions, TraceStats};
+use flashlab::config::Config;
+use flashlab::error::Error;
+use flashlab::presets;
+use flashlab::results::Results;
+use flashlab::workload::trace::{self, TraceOptions, TraceStats};
 
 /// The paper, as its text prints it.
 pub const CITATION: super::Citation = super::Citation {

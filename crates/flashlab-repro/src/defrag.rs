@@ -22,17 +22,17 @@ use serde_json::json;
 
 use super::verdict::{self, Claim, Kind};
 use super::{Outcome, RunProgress, Scale};
-use crate::config::Config;
-use crate::error::Error;
-use crate::fs::alloc;
-use crate::fs::defrag::{self, DefragStats, Rule, Threshold};
-use crate::fs::postmark::{self, file_data, PostmarkConfig, PostmarkHooks, PostmarkReport};
-use crate::fs::simdisk::SimDisk;
-use crate::fs::{BlockDevice, FatFs, FatType, FormatOptions, Metadata, MetadataStats};
-use crate::ftl::HybridReport;
-use crate::nand::NandCounters;
 use crate::plot::{bar_chart_with, Bars};
-use crate::sim;
+use flashlab::config::Config;
+use flashlab::error::Error;
+use flashlab::fs::alloc;
+use flashlab::fs::defrag::{self, DefragStats, Rule, Threshold};
+use flashlab::fs::postmark::{self, file_data, PostmarkConfig, PostmarkHooks, PostmarkReport};
+use flashlab::fs::simdisk::SimDisk;
+use flashlab::fs::{BlockDevice, FatFs, FatType, FormatOptions, Metadata, MetadataStats};
+use flashlab::ftl::HybridReport;
+use flashlab::nand::NandCounters;
+use flashlab::sim;
 
 /// The paper, as its text prints it.
 pub const CITATION: super::Citation = super::Citation {
@@ -336,15 +336,16 @@ fn one(v: Variant, ablation: Option<&'static str>, scale: Scale) -> Result<Run, 
     let disk = SimDisk::new(dev, 512)?;
     // FAT16 holds at most 65,524 clusters; a volume with more (512-byte clusters at paper
     // scale) is FAT32, as mkfs.fat would choose.
-    let fat16 = crate::fs::fat::layout::Layout::for_format(FatType::Fat16, 512, disk.sectors(), v.cluster_sectors, 256);
-    let fat_type = if fat16.is_ok() { FatType::Fat16 } else { FatType::Fat32 };
-    let opts = FormatOptions {
-        fat_type,
+    let mut opts = FormatOptions {
+        fat_type: FatType::Fat16,
         sectors_per_cluster: v.cluster_sectors,
         data_align_sectors: 256,
         flash_block_sectors: 256,
         ..FormatOptions::default()
     };
+    if opts.check_layout(512, disk.sectors()).is_err() {
+        opts.fat_type = FatType::Fat32;
+    }
     let mut fs = FatFs::format(disk, opts)?;
     fs.set_metadata(v.metadata)?;
     fs.set_metadata_cache(v.meta_cache)?;

@@ -111,7 +111,7 @@ pub fn index_html(title: &str, intro: &str, sections: &[Section]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reproduce::verdict::Tally;
+    use crate::verdict::Tally;
 
     #[test]
     fn relative_links_and_images_point_into_the_section_folder() {

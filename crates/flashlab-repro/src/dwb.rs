@@ -29,12 +29,12 @@ use serde_json::json;
 
 use super::verdict::{self, Claim, Kind};
 use super::{run_all, shared_traces, Outcome, RunProgress, Scale};
-use crate::config::Config;
-use crate::error::Error;
 use crate::plot::{bar_chart, line_chart, Bars, Line};
-use crate::presets;
-use crate::results::Results;
-use crate::workload::trace::{self, TraceOptions};
+use flashlab::config::Config;
+use flashlab::error::Error;
+use flashlab::presets;
+use flashlab::results::Results;
+use flashlab::workload::trace::{self, TraceOptions};
 
 /// The paper, as its text prints it.
 pub const CITATION: super::Citation = super::Citation {
@@ -359,7 +359,7 @@ fn footprint_pages(w: &Workload, scale: Scale) -> Result<u64, Error> {
 }
 
 /// Share of re-accesses at LRU stack distance below `size_mib` of pages (0 with no re-access).
-fn within(rd: &crate::stats::ReuseSummary, size_mib: u64) -> f64 {
+fn within(rd: &flashlab::stats::ReuseSummary, size_mib: u64) -> f64 {
     rd.within(size_mib * (1 << 20) / PAGE).unwrap_or(0.0)
 }
 
