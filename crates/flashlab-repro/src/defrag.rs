@@ -25,14 +25,14 @@ use super::{Outcome, RunProgress, Scale};
 use crate::plot::{bar_chart_with, Bars};
 use flashlab::config::Config;
 use flashlab::error::Error;
-use flashlab::fs::alloc;
-use flashlab::fs::defrag::{self, DefragStats, Rule, Threshold};
-use flashlab::fs::postmark::{self, file_data, PostmarkConfig, PostmarkHooks, PostmarkReport};
-use flashlab::fs::simdisk::SimDisk;
-use flashlab::fs::{BlockDevice, FatFs, FatType, FormatOptions, Metadata, MetadataStats};
 use flashlab::ftl::HybridReport;
 use flashlab::nand::NandCounters;
 use flashlab::sim;
+use flashlab_fs::alloc;
+use flashlab_fs::defrag::{self, DefragStats, Rule, Threshold};
+use flashlab_fs::postmark::{self, file_data, PostmarkConfig, PostmarkHooks, PostmarkReport};
+use flashlab_fs::simdisk::SimDisk;
+use flashlab_fs::{BlockDevice, FatFs, FatType, FormatOptions, Metadata, MetadataStats};
 
 /// The paper, as its text prints it.
 pub const CITATION: super::Citation = super::Citation {

@@ -10,7 +10,6 @@ pub mod config;
 pub mod device;
 pub mod error;
 pub mod fastmap;
-pub mod fs;
 pub mod ftl;
 pub mod host;
 pub mod nand;

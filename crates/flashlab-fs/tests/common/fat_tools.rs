@@ -74,7 +74,7 @@ pub fn run(cmd: &mut Command) -> (bool, String) {
 /// Write `image` to a temp file and assert `fsck.fat -n` finds nothing; returns the file.
 /// `fsck.fat -n` exits 0 even after reporting some errors (it changes nothing), so every
 /// output line must be one of the clean ones; "free cluster summary uninitialized" is clean
-/// (FSInfo's count is optional, see `fs::fat`).
+/// (FSInfo's count is optional, see `flashlab_fs::fat`).
 pub fn fsck_ok(t: &Tools, image: &[u8], tag: &str) -> PathBuf {
     assert_fat_copies_equal(image, tag);
     let path = tmp(&format!("{tag}.img"));
@@ -121,7 +121,7 @@ pub fn mdir(t: &Tools, img: &Path, dir: &str) -> String {
 }
 
 /// A whole file read back through the file system in `chunk`-byte reads.
-pub fn read_all<D: flashlab::fs::BlockDevice>(fs: &mut flashlab::fs::FatFs<D>, path: &str, chunk: usize) -> Vec<u8> {
+pub fn read_all<D: flashlab_fs::BlockDevice>(fs: &mut flashlab_fs::FatFs<D>, path: &str, chunk: usize) -> Vec<u8> {
     let fd = fs.open(path).unwrap();
     let mut out = Vec::new();
     let mut buf = vec![0u8; chunk];

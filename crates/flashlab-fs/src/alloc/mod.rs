@@ -1,4 +1,4 @@
-//! Cluster allocation policies for [`crate::fs::fat::FatFs`], one file each, registered in
+//! Cluster allocation policies for [`crate::fat::FatFs`], one file each, registered in
 //! [`ALLOCATORS`].
 //!
 //! Policy decides, mechanism acts: a policy sees the FAT through a read-only [`FatView`] and
@@ -11,7 +11,7 @@
 pub mod afca;
 pub mod sca;
 
-use crate::error::Error;
+use flashlab::error::Error;
 
 /// What a policy may look at.
 pub struct FatView<'a> {

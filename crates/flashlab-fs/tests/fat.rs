@@ -11,8 +11,8 @@ use std::process::Command;
 
 use common::fat_tools::*;
 
-use flashlab::fs::alloc;
-use flashlab::fs::{BlockDevice, FatFs, FatType, FormatOptions, MemDisk, Metadata, MetadataStats};
+use flashlab_fs::alloc;
+use flashlab_fs::{BlockDevice, FatFs, FatType, FormatOptions, MemDisk, Metadata, MetadataStats};
 use proptest::prelude::*;
 
 // ---------- helpers ----------

@@ -6,9 +6,9 @@
 
 use super::layout::Layout;
 use super::FatType;
-use crate::error::{Error, Location};
-use crate::fs::alloc::FatView;
-use crate::fs::blockdev::BlockDevice;
+use crate::alloc::FatView;
+use crate::blockdev::BlockDevice;
+use flashlab::error::{Error, Location};
 
 pub(crate) struct Table {
     fat_type: FatType,

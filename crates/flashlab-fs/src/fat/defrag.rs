@@ -13,8 +13,8 @@
 use super::dir::DirLoc;
 use super::name::path_err;
 use super::FatFs;
-use crate::error::Error;
-use crate::fs::blockdev::BlockDevice;
+use crate::blockdev::BlockDevice;
+use flashlab::error::Error;
 
 impl<D: BlockDevice> FatFs<D> {
     /// Every file (not directory) as (absolute path, cluster chain), depth first in directory

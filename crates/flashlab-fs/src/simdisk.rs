@@ -9,8 +9,8 @@
 //! device's logical image, which real tools (`fsck.fat`, mtools) can check.
 
 use super::blockdev::{check_range, BlockDevice, MemDisk};
-use crate::device::Device;
-use crate::error::Error;
+use flashlab::device::Device;
+use flashlab::error::Error;
 
 pub struct SimDisk {
     pub dev: Device,

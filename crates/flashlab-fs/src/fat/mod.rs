@@ -50,9 +50,9 @@ use std::collections::BTreeMap;
 use self::file::OpenFile;
 use self::layout::{fsinfo_sector, Layout, FSINFO_UNKNOWN, MEDIA};
 use self::table::Table;
-use crate::error::Error;
-use crate::fs::alloc::{sca::Sca, AllocRequest, ClusterAllocator};
-use crate::fs::blockdev::BlockDevice;
+use crate::alloc::{sca::Sca, AllocRequest, ClusterAllocator};
+use crate::blockdev::BlockDevice;
+use flashlab::error::Error;
 
 pub use self::cache::MetadataStats;
 pub use self::dir::DirEntryInfo;
@@ -289,7 +289,7 @@ impl<D: BlockDevice> FatFs<D> {
         })
     }
 
-    /// Replace the cluster allocation policy (e.g. from [`crate::fs::alloc::build`]).
+    /// Replace the cluster allocation policy (e.g. from [`crate::alloc::build`]).
     pub fn set_allocator(&mut self, alloc: Box<dyn ClusterAllocator>) {
         self.alloc = alloc;
     }

@@ -11,10 +11,10 @@ use std::process::Command;
 
 use common::fat_tools::*;
 
-use flashlab::fs::postmark::{
+use flashlab_fs::postmark::{
     file_data, fragment, run_postmark, NoHooks, PostmarkConfig, PostmarkHooks, PostmarkReport,
 };
-use flashlab::fs::{BlockDevice, FatFs, FatType, FormatOptions, MemDisk};
+use flashlab_fs::{BlockDevice, FatFs, FatType, FormatOptions, MemDisk};
 
 // ---------- helpers ----------
 
@@ -311,7 +311,7 @@ fn agrees_with_the_real_postmark_in_distribution() {
 
 // ---------- fragmentation ----------
 
-fn fragmented(spc: u32, sectors: u64, file_size: u32) -> (FatFs<MemDisk>, flashlab::fs::postmark::FragmentReport) {
+fn fragmented(spc: u32, sectors: u64, file_size: u32) -> (FatFs<MemDisk>, flashlab_fs::postmark::FragmentReport) {
     let opts = FormatOptions {
         sectors_per_cluster: spc,
         data_align_sectors: 8,

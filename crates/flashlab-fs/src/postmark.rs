@@ -33,9 +33,9 @@ use std::collections::BTreeMap;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::error::Error;
-use crate::fs::blockdev::BlockDevice;
-use crate::fs::fat::{FatFs, Fd};
+use crate::blockdev::BlockDevice;
+use crate::fat::{FatFs, Fd};
+use flashlab::error::Error;
 
 /// File ids are the 7 digits of an 8.3 name (`P0000001.DAT`).
 const MAX_FILE_ID: u64 = 9_999_999;

@@ -20,7 +20,7 @@
 //! go to private blocks.
 
 use super::{AllocRequest, ClusterAllocator, FatView};
-use crate::error::Error;
+use flashlab::error::Error;
 
 pub fn build(params: &toml::Table) -> Result<Box<dyn ClusterAllocator>, Error> {
     let mut threshold_bytes = DEFAULT_THRESHOLD_BYTES;

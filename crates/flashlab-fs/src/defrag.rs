@@ -12,7 +12,7 @@
 
 use super::blockdev::BlockDevice;
 use super::fat::FatFs;
-use crate::error::Error;
+use flashlab::error::Error;
 
 /// When to defragment: `None` = never; `Some(d)`: the block must have at least 1/d unused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 //! blocks. The baseline of Kim, Lee & Min (SPPS 2005).
 
 use super::{AllocRequest, ClusterAllocator, FatView};
-use crate::error::Error;
+use flashlab::error::Error;
 
 pub fn build(params: &toml::Table) -> Result<Box<dyn ClusterAllocator>, Error> {
     if let Some(k) = params.keys().next() {

@@ -1,7 +1,7 @@
 //! Paths and 8.3 short names. Only upper-case short names are accepted (no long-file-name
 //! entries are written); a bad name is an error naming the whole path.
 
-use crate::error::{Error, Location};
+use flashlab::error::{Error, Location};
 
 /// Characters allowed in a short name besides A-Z and 0-9 (FAT spec, section 6.1).
 const SPECIAL: &[u8] = b"!#$%&'()-@^_`{}~";

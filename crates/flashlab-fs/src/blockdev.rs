@@ -1,7 +1,7 @@
 //! The block-device interface a file system runs on: numbered sectors of one fixed size, read
 //! and written in whole sectors. [`MemDisk`] keeps them in memory (tests, image dumps).
 
-use crate::error::{Error, Location};
+use flashlab::error::{Error, Location};
 
 /// Sector-addressed storage. `buf` / `data` lengths are whole sectors; a transfer that is not,
 /// or that runs past the last sector, is an [`Error`].

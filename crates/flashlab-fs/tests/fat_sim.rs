@@ -9,11 +9,11 @@ use std::collections::BTreeMap;
 use common::fat_tools::*;
 use flashlab::buffer::{self, BufferConfig};
 use flashlab::device::Device;
-use flashlab::fs::defrag::{self, DefragStats, Threshold};
-use flashlab::fs::simdisk::SimDisk;
-use flashlab::fs::{BlockDevice, FatFs, FatType, FormatOptions};
 use flashlab::ftl::{self, FtlConfig, FtlSpec};
 use flashlab::nand::{GcUnit, Geometry, Layout};
+use flashlab_fs::defrag::{self, DefragStats, Threshold};
+use flashlab_fs::simdisk::SimDisk;
+use flashlab_fs::{BlockDevice, FatFs, FatType, FormatOptions};
 
 /// A 16 MiB FAT16 volume (2 KiB clusters = pages, data aligned to 128 KiB flash blocks) on BAST.
 fn volume() -> FatFs<SimDisk> {
@@ -111,7 +111,7 @@ fn the_fs_on_the_simulated_ssd_defragments_on_close_without_changing_bytes() {
 }
 
 struct DefragHook(Threshold, DefragStats);
-impl flashlab::fs::postmark::PostmarkHooks<SimDisk> for DefragHook {
+impl flashlab_fs::postmark::PostmarkHooks<SimDisk> for DefragHook {
     fn after_close(&mut self, fs: &mut FatFs<SimDisk>, path: &str) -> Result<(), flashlab::error::Error> {
         defrag::on_close(fs, path, self.0, &mut self.1)
     }
@@ -123,7 +123,7 @@ impl flashlab::fs::postmark::PostmarkHooks<SimDisk> for DefragHook {
 /// workload wrote.
 #[test]
 fn postmark_with_defragmentation_leaves_an_image_real_tools_accept() {
-    use flashlab::fs::postmark::{fragment, run_postmark, PostmarkConfig};
+    use flashlab_fs::postmark::{fragment, run_postmark, PostmarkConfig};
     let mut fs = volume();
     let frag = fragment(&mut fs, "/FRAG", 1024).unwrap();
     assert!(frag.files_created > 1000);

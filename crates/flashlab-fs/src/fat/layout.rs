@@ -8,7 +8,7 @@
 //! 4085 is FAT12 (not supported), fewer than 65525 FAT16, otherwise FAT32.
 
 use super::FatType;
-use crate::error::{Error, Location};
+use flashlab::error::{Error, Location};
 
 pub(crate) const FAT16_MIN_CLUSTERS: u32 = 4085;
 pub(crate) const FAT32_MIN_CLUSTERS: u32 = 65525;

@@ -6,9 +6,9 @@
 use super::dir::{make_entry, Slot, ATTR_ARCHIVE};
 use super::name::path_err;
 use super::{FatFs, Fd};
-use crate::error::{Error, Location};
-use crate::fs::alloc::AllocRequest;
-use crate::fs::blockdev::BlockDevice;
+use crate::alloc::AllocRequest;
+use crate::blockdev::BlockDevice;
+use flashlab::error::{Error, Location};
 
 pub(crate) struct OpenFile {
     pub path: String,

@@ -9,6 +9,10 @@
 //!
 //! [`postmark`] drives a [`fat::FatFs`] with the Postmark benchmark (and the fragmentation step
 //! of defragmentation experiments) through the file system's public API.
+//!
+//! A host-side model, not a stage of the core's request pipeline: it drives a
+//! [`flashlab::device::Device`] from above (through [`simdisk::SimDisk`]) as a reproduction
+//! asks, so it lives in its own crate on top of the storage stack.
 
 pub mod alloc;
 pub mod blockdev;

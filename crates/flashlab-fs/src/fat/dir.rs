@@ -4,9 +4,9 @@
 
 use super::name::{self, path_err};
 use super::FatFs;
-use crate::error::Error;
-use crate::fs::alloc::AllocRequest;
-use crate::fs::blockdev::BlockDevice;
+use crate::alloc::AllocRequest;
+use crate::blockdev::BlockDevice;
+use flashlab::error::Error;
 
 pub(crate) const ATTR_DIRECTORY: u8 = 0x10;
 pub(crate) const ATTR_VOLUME_ID: u8 = 0x08;
