@@ -17,10 +17,10 @@ use super::verdict::{self, Claim, Kind};
 use super::{Outcome, RunProgress, Scale};
 use crate::plot::{bar_chart, line_chart, Bars, Line};
 use flashlab::error::Error;
-use flashlab::onenand::costs::{DeviceTiming, HostCosts};
-use flashlab::onenand::device::{Accounting, Cost};
-use flashlab::onenand::drivers::{self, Driver, DRIVERS};
-use flashlab::onenand::{measure_read, paging, Measured};
+use flashlab_onenand::costs::{DeviceTiming, HostCosts};
+use flashlab_onenand::device::{Accounting, Cost};
+use flashlab_onenand::drivers::{self, Driver, DRIVERS};
+use flashlab_onenand::{measure_read, paging, Measured};
 
 /// The paper, as its text prints it.
 pub const CITATION: super::Citation = super::Citation {

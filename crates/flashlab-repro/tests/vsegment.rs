@@ -1,6 +1,6 @@
 //! The V-Segment reproduction end to end at quick scale: every figure of the paper in the
 //! report, every claim through the one verdict rule, every plot linked. (The OneNAND read path
-//! it runs on is pinned to closed forms in the OneNAND tests, `tests/onenand.rs`.)
+//! it runs on is pinned to closed forms in `flashlab-onenand`'s `tests/onenand.rs`.)
 
 struct NoProgress;
 impl flashlab_repro::RunProgress for NoProgress {}

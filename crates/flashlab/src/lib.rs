@@ -13,7 +13,6 @@ pub mod fastmap;
 pub mod ftl;
 pub mod host;
 pub mod nand;
-pub mod onenand;
 pub mod presets;
 pub mod reference;
 pub mod results;

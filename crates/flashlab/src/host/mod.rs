@@ -3,7 +3,7 @@
 //! the pages its byte range touches). `Split` cuts long requests as a block layer's size limit
 //! does. The FAT file-system model (the `flashlab-fs` crate) drives the device from a
 //! reproduction rather than through this trait, and the OneNAND raw-flash read path is a
-//! separate simulator (`crate::onenand`).
+//! separate simulator (the `flashlab-onenand` crate).
 
 pub mod passthrough;
 

@@ -5,10 +5,10 @@
 //! (2·Tload + Tread)·N, at the price of creation + teardown (40–50 µs, §3.2).
 
 use super::Driver;
-use crate::error::Error;
-use crate::onenand::costs::HostCosts;
-use crate::onenand::device::{Cost, OneNand};
-use crate::onenand::request::{end_whole, get_whole, Request};
+use crate::costs::HostCosts;
+use crate::device::{Cost, OneNand};
+use crate::request::{end_whole, get_whole, Request};
+use flashlab::error::Error;
 
 pub struct VSegment {
     costs: HostCosts,

@@ -7,10 +7,10 @@ pub mod optimized;
 pub mod original;
 pub mod vsegment;
 
-use crate::error::Error;
-use crate::onenand::costs::HostCosts;
-use crate::onenand::device::OneNand;
-use crate::onenand::request::Request;
+use crate::costs::HostCosts;
+use crate::device::OneNand;
+use crate::request::Request;
+use flashlab::error::Error;
 
 /// A flash block-device driver on the OneNAND read path.
 pub trait Driver {

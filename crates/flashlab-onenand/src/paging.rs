@@ -25,11 +25,11 @@
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::error::Error;
-use crate::onenand::costs::{DeviceTiming, HostCosts};
-use crate::onenand::device::{Accounting, OneNand};
-use crate::onenand::drivers::Driver;
-use crate::onenand::request::Request;
+use crate::costs::{DeviceTiming, HostCosts};
+use crate::device::{Accounting, OneNand};
+use crate::drivers::Driver;
+use crate::request::Request;
+use flashlab::error::Error;
 
 /// Parameters of the fault stream and of the fault costs that are not the driver's.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]

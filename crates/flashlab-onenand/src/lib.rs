@@ -5,7 +5,9 @@
 //! ([`device`]). No FTL sits on this path (Linux MTD reads the raw chip). Every cost is in
 //! [`costs`] with its source; [`paging`] models the demand-paging workload of §4.5.
 //!
-//! Separate from the SSD stack (`device.rs`, `ftl/`, `nand/`): nothing here touches it.
+//! Separate from the SSD stack (`flashlab`'s device, FTL and NAND): nothing here touches it, so
+//! it is a crate of its own, as Linux keeps MTD (raw flash) apart from block devices with an
+//! FTL. It takes only `flashlab`'s [`Error`], so its errors read and propagate like the rest.
 
 pub mod costs;
 pub mod device;
@@ -13,10 +15,10 @@ pub mod drivers;
 pub mod paging;
 pub mod request;
 
-use crate::error::Error;
 use costs::{DeviceTiming, HostCosts};
 use device::{Accounting, Event, OneNand};
 use drivers::Driver;
+use flashlab::error::Error;
 use request::Request;
 
 /// One request served on a fresh device.

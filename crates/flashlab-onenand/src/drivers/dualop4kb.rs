@@ -2,10 +2,10 @@
 //! so dual buffering works inside each segment (at most 4 KB = two 2 KB pages: §2.2, Fig. 5).
 
 use super::Driver;
-use crate::error::Error;
-use crate::onenand::costs::HostCosts;
-use crate::onenand::device::{Cost, OneNand};
-use crate::onenand::request::{end_segment, get_segment, Request};
+use crate::costs::HostCosts;
+use crate::device::{Cost, OneNand};
+use crate::request::{end_segment, get_segment, Request};
+use flashlab::error::Error;
 
 pub struct DualOp4Kb {
     costs: HostCosts,

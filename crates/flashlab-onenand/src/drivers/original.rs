@@ -3,10 +3,10 @@
 //! buffering never applies; the BufferRAM check still loads each 2 KB page once.
 
 use super::Driver;
-use crate::error::Error;
-use crate::onenand::costs::{HostCosts, SECTOR_BYTES};
-use crate::onenand::device::{Cost, OneNand};
-use crate::onenand::request::{end_segment, get_segment, Request};
+use crate::costs::{HostCosts, SECTOR_BYTES};
+use crate::device::{Cost, OneNand};
+use crate::request::{end_segment, get_segment, Request};
+use flashlab::error::Error;
 
 pub struct Original {
     costs: HostCosts,

@@ -15,8 +15,8 @@
 //! keeps Linux 2.6.21's BufferRAM check: a page already in a DataRAM is not loaded again, so the
 //! Original driver's four 512-byte calls into one 2 KB page load it once.
 
-use crate::error::Error;
-use crate::onenand::costs::{DeviceTiming, SECTOR_BYTES};
+use crate::costs::{DeviceTiming, SECTOR_BYTES};
+use flashlab::error::Error;
 
 /// What the host CPU spends time on. The categories of one run sum to its elapsed time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

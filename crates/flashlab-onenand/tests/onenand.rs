@@ -5,10 +5,10 @@
 //! its closed form, the V-Segment / DualOP-4KB crossover against the one the costs predict, and
 //! Optimized against the better of the two. Traces check that every sector is read once, in order.
 
-use flashlab::onenand::costs::{DeviceTiming, HostCosts, SECTOR_BYTES};
-use flashlab::onenand::device::{Cost, Event, OneNand};
-use flashlab::onenand::drivers::{self, DRIVERS};
-use flashlab::onenand::{measure_read, paging};
+use flashlab_onenand::costs::{DeviceTiming, HostCosts, SECTOR_BYTES};
+use flashlab_onenand::device::{Cost, Event, OneNand};
+use flashlab_onenand::drivers::{self, DRIVERS};
+use flashlab_onenand::{measure_read, paging};
 
 const KB: u64 = 1024;
 

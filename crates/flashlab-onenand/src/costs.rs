@@ -12,7 +12,7 @@
 //! Fig. 12's block costs cross V-Seg-Total between 24 and 28 KB) — and the comment says which.
 //! All times are nanoseconds of simulated time.
 
-use crate::error::Error;
+use flashlab::error::Error;
 
 /// The OneNAND chip: NAND core, two DataRAMs, and its geometry.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]

@@ -7,9 +7,9 @@
 //! `mtd_blkdevs` does (`elv_next_request` … `end_request` once per segment); a virtual-segment
 //! driver pays them once per request plus a small walk over its segments.
 
-use crate::error::Error;
-use crate::onenand::costs::{HostCosts, SECTOR_BYTES};
-use crate::onenand::device::{Cost, OneNand};
+use crate::costs::{HostCosts, SECTOR_BYTES};
+use crate::device::{Cost, OneNand};
+use flashlab::error::Error;
 
 /// One memory I/O segment: `bytes` of device data landing in memory frame `frame`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

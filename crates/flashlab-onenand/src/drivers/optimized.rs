@@ -7,10 +7,10 @@
 
 use super::dualop4kb::read_per_segment;
 use super::Driver;
-use crate::error::Error;
-use crate::onenand::costs::HostCosts;
-use crate::onenand::device::{Cost, OneNand};
-use crate::onenand::request::{end_whole, get_whole, Request};
+use crate::costs::HostCosts;
+use crate::device::{Cost, OneNand};
+use crate::request::{end_whole, get_whole, Request};
+use flashlab::error::Error;
 
 pub struct Optimized {
     costs: HostCosts,
