@@ -248,8 +248,9 @@ def presets() -> dict:
 
 def policies() -> dict:
     """Every registry: ``{"mapping": {name: description}, "gc": {...}, "buffer": {...},
-    "host": {...}, "workload": {...}, "format": {...}, "builtin": {...}, "reproduction": {...},
-    "preset": {...}}`` — what ``flashlab list`` prints."""
+    "host": {...}, "workload": {...}, "format": {...}, "builtin": {...}, "preset": {...}}`` —
+    what ``flashlab list`` prints, less the reproductions (a CLI command, ``flashlab reproduce``,
+    not part of the simulator this package binds)."""
     return {rid: dict(entries) for rid, _title, entries in _flashlab.registries()}
 
 

@@ -113,11 +113,14 @@ def test_check_config_fills_defaults():
 def test_presets_and_policies_match_the_cli(cli):
     listing = run_cli(cli, "list").stdout
     policies = flashlab.policies()
-    for registry in ("mapping", "gc", "buffer", "host", "workload", "format", "builtin", "reproduction", "preset"):
+    for registry in ("mapping", "gc", "buffer", "host", "workload", "format", "builtin", "preset"):
         assert policies[registry], registry
         for name, about in policies[registry].items():
             assert f"  {name:<16} {about}" in listing, (registry, name)
     assert {"greedy", "2r", "2r++"} <= set(policies["gc"])
+    # The reproductions live above the simulator (flashlab-repro): the CLI lists them, the
+    # binding of the core does not.
+    assert "reproduction" not in policies and "reproductions (flashlab reproduce NAME):" in listing
     assert list(flashlab.presets()) == list(policies["preset"])
     assert "default" in flashlab.presets()
 

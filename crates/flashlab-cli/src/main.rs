@@ -252,7 +252,7 @@ fn run(config: &str, out: &Path, sets: &[String], quiet: bool, as_json: bool) ->
 }
 
 fn reproduce(name: &str, scale: &str, out: &Path, threads: Option<usize>, quiet: bool) -> Result<()> {
-    use flashlab::reproduce::{self, html};
+    use flashlab_repro::{self as reproduce, html};
     let scale: reproduce::Scale = scale.parse()?;
     let chosen: Vec<&reproduce::Reproduction> = if name == "all" {
         reproduce::REPRODUCTIONS.iter().collect()
@@ -293,7 +293,7 @@ fn plot(results: &Path, out: Option<&Path>) -> Result<()> {
     let text = std::fs::read_to_string(results).with_context(|| format!("reading {}", results.display()))?;
     let v: serde_json::Value =
         serde_json::from_str(&text).with_context(|| format!("{}: not a results.json (JSON)", results.display()))?;
-    let plots = flashlab::plot::results_plots(&v).map_err(|e| anyhow::anyhow!("{}: {e}", results.display()))?;
+    let plots = flashlab_repro::plot::results_plots(&v).map_err(|e| anyhow::anyhow!("{}: {e}", results.display()))?;
     let dir = out.map(Path::to_path_buf).unwrap_or_else(|| results.parent().unwrap_or(Path::new(".")).to_path_buf());
     std::fs::create_dir_all(&dir).with_context(|| format!("creating output directory {}", dir.display()))?;
     for (name, svg) in plots {
@@ -306,19 +306,19 @@ fn plot(results: &Path, out: Option<&Path>) -> Result<()> {
 
 /// Run one reproduction and write its files into `out/NAME/`; returns its report and file names.
 fn reproduce_one(
-    repro: &flashlab::reproduce::Reproduction,
-    scale: flashlab::reproduce::Scale,
+    repro: &flashlab_repro::Reproduction,
+    scale: flashlab_repro::Scale,
     out: &Path,
     threads: usize,
     quiet: bool,
-) -> Result<(String, Vec<String>, flashlab::reproduce::verdict::Tally)> {
+) -> Result<(String, Vec<String>, flashlab_repro::verdict::Tally)> {
     let dir = out.join(repro.name);
     std::fs::create_dir_all(&dir).with_context(|| format!("creating output directory {}", dir.display()))?;
     let bar = RunBar::new(quiet);
     let t = std::time::Instant::now();
     let mut outcome = (repro.run)(scale, threads, &bar)?;
     bar.done();
-    let tally = flashlab::reproduce::verdict::Tally::of(&outcome.claims);
+    let tally = flashlab_repro::verdict::Tally::of(&outcome.claims);
     if let Some(obj) = outcome.json.as_object_mut() {
         obj.insert("claims".into(), serde_json::to_value(&outcome.claims)?);
         obj.insert("tally".into(), serde_json::to_value(tally)?);
@@ -364,7 +364,7 @@ impl RunBar {
     }
 }
 
-impl flashlab::reproduce::RunProgress for RunBar {
+impl flashlab_repro::RunProgress for RunBar {
     fn start(&self, total: usize) {
         if let Some(b) = &self.bar {
             b.set_length(total as u64);
@@ -384,7 +384,11 @@ impl flashlab::reproduce::RunProgress for RunBar {
 }
 
 fn list() {
-    for r in flashlab::catalog::registries() {
+    // The core's registries, and the reproductions (above the core) just before the presets.
+    let mut registries = flashlab::catalog::registries();
+    let at = registries.iter().position(|r| r.id == "preset").unwrap_or(registries.len());
+    registries.insert(at, flashlab_repro::registry());
+    for r in registries {
         emit(format!("{}:", r.title));
         for (name, about) in r.entries {
             emit(format!("  {name:<16} {about}"));

@@ -594,7 +594,7 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
     for dir in std::fs::read_dir(&out).unwrap().flatten().filter(|d| d.path().is_dir()) {
         for f in std::fs::read_dir(dir.path()).unwrap().flatten() {
             if f.path().extension().is_some_and(|e| e == "svg") {
-                let problems = flashlab::plot::layout_problems(&std::fs::read_to_string(f.path()).unwrap());
+                let problems = flashlab_repro::plot::layout_problems(&std::fs::read_to_string(f.path()).unwrap());
                 assert!(problems.is_empty(), "{}: {problems:?}", f.path().display());
                 svgs += 1;
             }

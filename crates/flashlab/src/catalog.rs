@@ -1,8 +1,9 @@
-//! Every name a user can choose, registry by registry: what `flashlab list` prints and the
-//! Python package's `flashlab.policies()` returns. Built from the registries themselves, so a
+//! Every name a user can choose, registry by registry: what the Python package's
+//! `flashlab.policies()` returns and `flashlab list` prints (the CLI adds the reproductions,
+//! which live above the core in `flashlab-repro`). Built from the registries themselves, so a
 //! policy added with its one registry line appears here too.
 
-use crate::{buffer, ftl, host, presets, reproduce, workload};
+use crate::{buffer, ftl, host, presets, workload};
 
 /// One registry: its title, the config key (or command) that chooses from it, its entries.
 pub struct Registry {
@@ -54,9 +55,6 @@ pub fn registries() -> Vec<Registry> {
             workload::trace::builtin::BUILTINS,
             |b| (format!("{}{}", workload::trace::builtin::PREFIX, b.name), format!("{} ({})", b.about, b.format)),
         ),
-        reg("reproduction", "reproductions (flashlab reproduce NAME)", reproduce::REPRODUCTIONS, |r| {
-            (r.name.into(), r.about.into())
-        }),
         reg("preset", "presets (flashlab run NAME)", presets::PRESETS, |p| (p.name.into(), presets::about(p).into())),
     ]
 }

@@ -1,9 +1,9 @@
 //! Host layer: turns byte-addressed requests into page operations on the device. One policy per
 //! file behind [`HostLayer`], registered in [`HOST_LAYERS`]: `passthrough` (a request covers
 //! the pages its byte range touches). `Split` cuts long requests as a block layer's size limit
-//! does. The FAT file-system model (`crate::fs`) drives the device from a reproduction rather
-//! than through this trait, and the OneNAND raw-flash read path is a separate simulator
-//! (`crate::onenand`).
+//! does. The FAT file-system model (the `flashlab-fs` crate) drives the device from a
+//! reproduction rather than through this trait, and the OneNAND raw-flash read path is a
+//! separate simulator (the `flashlab-onenand` crate).
 
 pub mod passthrough;
 

@@ -2,7 +2,7 @@
 //! run here (a tool not installed, `../shared` absent) says so on stderr and appends one line to
 //! the skip log, which `scripts/test` prints as a `SKIPPED` summary after the runs. The log is
 //! `$FLASHLAB_SKIP_LOG`, else `skipped-checks.log` in Cargo's test temp directory
-//! (`target/tmp/`). Shared by both crates' tests (`#[path]`-included by the CLI's).
+//! (`target/tmp/`). Shared by every crate's tests (`#[path]`-included outside this one).
 #![allow(dead_code)]
 
 use std::io::Write;

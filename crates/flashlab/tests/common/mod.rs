@@ -1,2 +1,0 @@
-pub mod fat_tools;
-pub mod skip;
