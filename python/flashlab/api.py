@@ -35,15 +35,12 @@ class Result:
 
     @property
     def series(self):
-        """Per-interval series: interval, host_writes, running_waf, cumulative_waf, erases,
-        gc_copies, moved_into_cold, returned, frozen_share (one row per interval)."""
+        """Per-interval series, one row per interval; the columns are the results'
+        ``series_columns`` (docs/results.md: interval, host_writes, running_waf, ...)."""
         if self._series is None:
             import pandas as pd
 
-            columns = [
-                "interval", "host_writes", "running_waf", "cumulative_waf", "erases",
-                "gc_copies", "moved_into_cold", "returned", "frozen_share",
-            ]
+            columns = self.summary["series_columns"]
             self._series = pd.DataFrame(self.summary["series"], columns=columns)
             self._series["frozen_share"] = self._series["frozen_share"].astype(float)
         return self._series

@@ -71,7 +71,7 @@ fn human_bytes(bytes: u64) -> String {
 
 /// `flashlab docs`: print or write `config.md` and `results.md`.
 pub fn docs(write: Option<&Path>) -> Result<()> {
-    let files = [("config.md", reference::config_markdown()), ("results.md", reference::results_markdown())];
+    let files = reference::generated_docs();
     match write {
         Some(dir) => {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;

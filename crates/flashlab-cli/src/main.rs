@@ -291,9 +291,8 @@ fn reproduce(name: &str, scale: &str, out: &Path, threads: Option<usize>, quiet:
 
 fn plot(results: &Path, out: Option<&Path>) -> Result<()> {
     let text = std::fs::read_to_string(results).with_context(|| format!("reading {}", results.display()))?;
-    let v: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("{}: not a results.json (JSON)", results.display()))?;
-    let plots = flashlab_repro::plot::results_plots(&v).map_err(|e| anyhow::anyhow!("{}: {e}", results.display()))?;
+    let r = flashlab::results::Results::from_json(&text, &results.display().to_string())?;
+    let plots = flashlab_repro::plot::results_plots(&r);
     let dir = out.map(Path::to_path_buf).unwrap_or_else(|| results.parent().unwrap_or(Path::new(".")).to_path_buf());
     std::fs::create_dir_all(&dir).with_context(|| format!("creating output directory {}", dir.display()))?;
     for (name, svg) in plots {

@@ -931,7 +931,41 @@ fn plot_draws_a_users_run_and_rejects_other_json() {
     std::fs::write(&bad, "{\"x\": 1}").unwrap();
     let o = flashlab(&["plot", bad.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o).contains("bad.json") && text(&o).contains("series"), "{}", text(&o));
+    assert!(text(&o).contains("bad.json") && text(&o).contains("schema_version"), "{}", text(&o));
+    // The right version with a key missing names the key.
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(acc.join("results.json")).unwrap()).unwrap();
+    v.as_object_mut().unwrap().remove("wear_histogram");
+    std::fs::write(&bad, v.to_string()).unwrap();
+    let o = flashlab(&["plot", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("bad.json") && text(&o).contains("wear_histogram"), "{}", text(&o));
+}
+
+/// results.json reads back into `Results` and writes the same text; it says its layout version
+/// and the flashlab version, and a file of another layout is refused naming both versions.
+#[test]
+fn results_json_reads_back_and_carries_its_versions() {
+    use flashlab::results::{Results, SCHEMA_VERSION};
+    for (name, sets) in [("rt-timing", vec![]), ("rt-acc", vec!["--set", "sim.mode=\"accounting\""])] {
+        let out = tmp(name);
+        run_small(&out, &sets);
+        let text_json = std::fs::read_to_string(out.join("results.json")).unwrap();
+        let r = Results::from_json(&text_json, "results.json").unwrap_or_else(|e| panic!("{name}: {e}"));
+        let again = r.to_json();
+        let diff = again.lines().zip(text_json.lines()).enumerate().find(|(_, (a, b))| a != b);
+        assert!(diff.is_none() && again.len() == text_json.len(), "{name}: read back and written again, line {diff:?}");
+        assert_eq!(r.schema_version, SCHEMA_VERSION);
+        assert_eq!(r.flashlab_version, env!("CARGO_PKG_VERSION"));
+        let csv = std::fs::read_to_string(out.join("series.csv")).unwrap();
+        assert_eq!(csv.lines().next().unwrap(), r.series_columns.join(","), "series.csv header = series_columns");
+        let old = text_json.replacen(&format!("\"schema_version\": {SCHEMA_VERSION}"), "\"schema_version\": 0", 1);
+        let err = Results::from_json(&old, "old.json").expect_err("another version is refused").to_string();
+        assert!(
+            err.contains("old.json") && err.contains("schema_version 0") && err.contains(&SCHEMA_VERSION.to_string()),
+            "{err}"
+        );
+    }
 }
 
 /// Every registered mapping scheme runs a real trace excerpt and every generator through the CLI.

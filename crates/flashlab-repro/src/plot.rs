@@ -276,14 +276,13 @@ fn draw_cdf<DB: DrawingBackend>(
     draw_legend(&legend, &entries)
 }
 
-/// The plots of one run's `results.json`: running WAF, erase-count distribution, and the
-/// latency CDF when the run was in timing mode. Errors name the missing key.
-pub fn results_plots(v: &serde_json::Value) -> Result<Vec<(String, String)>, String> {
-    let name = v["name"].as_str().unwrap_or("run").to_string();
-    let series = v["series"].as_array().ok_or("results.json has no `series`")?;
-    let total = series.last().and_then(|p| p["host_writes"].as_f64()).unwrap_or(0.0).max(1.0);
-    let pts = |key: &str| -> Vec<(f64, f64)> {
-        series.iter().filter_map(|p| Some((100.0 * p["host_writes"].as_f64()? / total, p[key].as_f64()?))).collect()
+/// The plots of one run's results: running WAF, erase-count distribution, and the latency CDF
+/// when the run was in timing mode.
+pub fn results_plots(r: &flashlab::results::Results) -> Vec<(String, String)> {
+    let name = r.name.clone().unwrap_or_else(|| "run".into());
+    let total = r.series.last().map_or(0.0, |p| p.host_writes as f64).max(1.0);
+    let pts = |value: fn(&flashlab::stats::SeriesPoint) -> f64| -> Vec<(f64, f64)> {
+        r.series.iter().map(|p| (100.0 * p.host_writes as f64 / total, value(p))).collect()
     };
     let mut out = vec![(
         "running-waf.svg".to_string(),
@@ -292,24 +291,19 @@ pub fn results_plots(v: &serde_json::Value) -> Result<Vec<(String, String)>, Str
             "progress (% of host page writes)",
             "WAF",
             &[
-                Line { name: "per interval".into(), points: pts("running_waf") },
-                Line { name: "cumulative".into(), points: pts("cumulative_waf") },
+                Line { name: "per interval".into(), points: pts(|p| p.running_waf) },
+                Line { name: "cumulative".into(), points: pts(|p| p.cumulative_waf) },
             ],
             Some(0.0),
         ),
     )];
-    let hist = v["wear_histogram"].as_array().ok_or("results.json has no `wear_histogram`")?;
-    let pairs: Vec<(u64, u64)> = hist.iter().filter_map(|p| Some((p[0].as_u64()?, p[1].as_u64()?))).collect();
+    let pairs: Vec<(u64, u64)> = r.wear_histogram.iter().map(|&(c, n)| (c as u64, n)).collect();
     out.push(("wear.svg".into(), wear_chart(&name, &pairs)));
-    if let Some(lat) = v["latency_us"].as_object() {
-        let lines: Vec<Line> = ["read", "write"]
-            .iter()
-            .filter_map(|op| {
-                let cdf = lat.get(&format!("{op}_cdf"))?.as_array()?;
-                let points: Vec<(f64, f64)> =
-                    cdf.iter().filter_map(|p| Some((p[0].as_f64()?, p[1].as_f64()?))).collect();
-                (!points.is_empty()).then(|| Line { name: op.to_string(), points })
-            })
+    if let Some(lat) = &r.latency_us {
+        let lines: Vec<Line> = [("read", &lat.read_cdf), ("write", &lat.write_cdf)]
+            .into_iter()
+            .filter(|(_, cdf)| !cdf.is_empty())
+            .map(|(op, cdf)| Line { name: op.to_string(), points: cdf.clone() })
             .collect();
         if !lines.is_empty() {
             out.push((
@@ -318,7 +312,7 @@ pub fn results_plots(v: &serde_json::Value) -> Result<Vec<(String, String)>, Str
             ));
         }
     }
-    Ok(out)
+    out
 }
 
 /// Erase-count distribution as bars, in at most 30 equal-width bins.

@@ -10,7 +10,7 @@ use crate::error::Error;
 use crate::ftl::Ftl;
 
 /// What a power failure cost (see [`Device::crash`]).
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct CrashReport {
     /// Logical pages whose last acknowledged write was lost (dirty in DRAM only), ascending.
     pub lost: Vec<u64>,

@@ -123,6 +123,19 @@ pub fn config_schema() -> Value {
     g.into_root_schema_for::<Config>().to_value()
 }
 
+/// Every generated reference file of `docs/`, by name: the Markdown references and the JSON
+/// Schemas of the config and of `results.json` that they are read from (for editors, validators
+/// and bindings in other languages).
+pub fn generated_docs() -> Vec<(&'static str, String)> {
+    let json = |v: Value| serde_json::to_string_pretty(&v).expect("a schema serialises") + "\n";
+    vec![
+        ("config.md", config_markdown()),
+        ("results.md", results_markdown()),
+        ("config.schema.json", json(config_schema())),
+        ("results.schema.json", json(results_schema())),
+    ]
+}
+
 /// JSON schema of `results.json` (what `Results` serializes).
 pub fn results_schema() -> Value {
     let g = SchemaSettings::draft2020_12().for_serialize().into_generator();
@@ -506,7 +519,7 @@ pub fn results_markdown() -> String {
          unless `sim.track_frozen = true`.\n\n",
     );
     out.push_str("| column | type | unit | description |\n|---|---|---|---|\n");
-    for column in crate::results::SERIES_CSV_COLUMNS {
+    for column in crate::results::series_columns() {
         let key = format!("series[].{column}");
         let k = keys
             .iter()
@@ -633,7 +646,7 @@ mod tests {
 
     #[test]
     fn series_csv_columns_are_the_series_keys() {
-        let mut columns: Vec<String> = crate::results::SERIES_CSV_COLUMNS.iter().map(|c| c.to_string()).collect();
+        let mut columns = crate::results::series_columns();
         let mut keys: Vec<String> =
             results_keys().into_iter().filter_map(|k| k.key.strip_prefix("series[].").map(String::from)).collect();
         columns.sort();

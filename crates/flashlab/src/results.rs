@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::config::{Config, Mode};
 use crate::ftl::{FtlCounters, GcReport};
@@ -11,7 +11,7 @@ use crate::nand::{NandCounters, Wear};
 use crate::stats::{LatencySummary, SeriesPoint};
 
 /// What the host asked for in the measured phase.
-#[derive(Clone, Debug, Default, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct HostStats {
     /// Host requests issued in the measured phase.
     pub requests: u64,
@@ -34,7 +34,7 @@ pub struct HostStats {
 }
 
 /// The simulated device: capacities and geometry as resolved from `[device]` and `[ftl]`.
-#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DeviceSummary {
     /// Raw flash capacity: every page of every block.
     pub physical_bytes: u64,
@@ -58,7 +58,7 @@ pub struct DeviceSummary {
 }
 
 /// The mapping scheme and its table.
-#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MappingSummary {
     /// The mapping scheme (`ftl.mapping`).
     pub scheme: String,
@@ -73,7 +73,7 @@ pub struct MappingSummary {
 }
 
 /// The write buffer (`[buffer]`): hits, write-backs, power-loss exposure; counters null without a buffer.
-#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BufferSummary {
     /// The buffer policy (`buffer.policy`).
     pub policy: String,
@@ -98,7 +98,7 @@ pub struct BufferSummary {
 }
 
 /// Host request latencies in µs (timing mode; null in accounting mode), from arrival to completion.
-#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Latencies {
     pub read: LatencySummary,
     pub write: LatencySummary,
@@ -109,7 +109,7 @@ pub struct Latencies {
 }
 
 /// How the run went: mode, seed, wall-clock and simulated time.
-#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SimSummary {
     /// Simulation mode (`sim.mode`).
     pub mode: Mode,
@@ -127,9 +127,18 @@ pub struct SimSummary {
     pub verified_reads: u64,
 }
 
-/// Everything `results.json` holds.
-#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+/// The version of the `results.json` layout this build writes and reads: raised whenever a key
+/// is renamed, removed or changes meaning (adding a key does not).
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Everything `results.json` holds. Written with [`Results::to_json`] and read back with
+/// [`Results::from_json`] (the same layout: `schema_version` must match).
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Results {
+    /// The layout of this file ([`SCHEMA_VERSION`]); a reader refuses another.
+    pub schema_version: u32,
+    /// The flashlab version that wrote the file.
+    pub flashlab_version: String,
     /// The config's `name`.
     pub name: Option<String>,
     /// The workload, described in one line.
@@ -165,6 +174,8 @@ pub struct Results {
     pub sim: SimSummary,
     /// Per-interval series (also `series.csv`); intervals are equal runs of host page writes.
     pub series: Vec<SeriesPoint>,
+    /// The keys of each `series` point, in order: the columns of `series.csv`.
+    pub series_columns: Vec<String>,
     /// What the measured phase cannot say (e.g. no block erased, or too few writes to reach a
     /// steady state); also printed under the summary.
     pub warnings: Vec<String>,
@@ -172,18 +183,15 @@ pub struct Results {
     pub config: Config,
 }
 
-/// The columns of `series.csv`, in order: the keys of [`SeriesPoint`].
-pub const SERIES_CSV_COLUMNS: &[&str] = &[
-    "interval",
-    "host_writes",
-    "running_waf",
-    "cumulative_waf",
-    "erases",
-    "gc_copies",
-    "moved_into_cold",
-    "returned",
-    "frozen_share",
-];
+/// The columns of `series.csv`, in order: the keys of [`SeriesPoint`], as its serialisation
+/// names them (the CSV header is written from the struct).
+pub fn series_columns() -> Vec<String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.serialize(SeriesPoint::default()).expect("a series point serialises");
+    let text = w.into_inner().expect("writing to memory");
+    let header = text.split(|&b| b == b'\n').next().unwrap_or_default();
+    String::from_utf8_lossy(header).split(',').map(str::to_string).collect()
+}
 
 impl Results {
     /// `results.json` text, keys sorted as declared, deterministic apart from wall times.
@@ -191,25 +199,38 @@ impl Results {
         serde_json::to_string_pretty(self).expect("results serialise")
     }
 
-    /// The per-interval series as CSV.
-    pub fn series_csv(&self) -> String {
-        let mut s = SERIES_CSV_COLUMNS.join(",") + "\n";
-        for p in &self.series {
-            let frozen = p.frozen_share.map_or(String::new(), |f| format!("{f:.6}"));
-            s.push_str(&format!(
-                "{},{},{:.6},{:.6},{},{},{},{},{}\n",
-                p.interval,
-                p.host_writes,
-                p.running_waf,
-                p.cumulative_waf,
-                p.erases,
-                p.gc_copies,
-                p.moved_into_cold,
-                p.returned,
-                frozen
-            ));
+    /// Read a `results.json` text back (`file` names it in errors). A file of another
+    /// `schema_version` (or one written before versions existed) is refused, naming both.
+    pub fn from_json(text: &str, file: &str) -> Result<Results, crate::Error> {
+        use crate::error::Location;
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| crate::Error::input(Location::file(file), e.to_string()))?;
+        let found = value.get("schema_version").and_then(serde_json::Value::as_u64);
+        if found != Some(SCHEMA_VERSION as u64) {
+            let found =
+                found.map_or("none (written before flashlab 0.1's versioned results)".into(), |v| v.to_string());
+            let msg = format!(
+                "results schema_version {found}; this flashlab reads {SCHEMA_VERSION}: rerun with this version"
+            );
+            return Err(crate::Error::input(Location::file(file).with_field("schema_version"), msg));
         }
-        s
+        serde_path_to_error::deserialize(value).map_err(|e| {
+            let at = Location::file(file).with_field(e.path().to_string());
+            crate::Error::input(at, e.into_inner().to_string())
+        })
+    }
+
+    /// The per-interval series as CSV: a header of [`series_columns`], then one row per point;
+    /// numbers as in `results.json` (shortest exact decimal), an absent value as an empty field.
+    pub fn series_csv(&self) -> String {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        if self.series.is_empty() {
+            w.write_record(series_columns()).expect("writing to memory");
+        }
+        for p in &self.series {
+            w.serialize(p).expect("a series point serialises");
+        }
+        String::from_utf8(w.into_inner().expect("writing to memory")).expect("CSV of numbers is UTF-8")
     }
 }
 

@@ -586,6 +586,8 @@ impl Measure {
         let series = self.series_points(last, dev);
         let warnings = steady_state_warnings(cfg, r, self.host.write_pages, flash.erases);
         Results {
+            schema_version: crate::results::SCHEMA_VERSION,
+            flashlab_version: env!("CARGO_PKG_VERSION").to_string(),
             name: cfg.name.clone(),
             workload: describe_workload(cfg),
             device: DeviceSummary {
@@ -649,6 +651,7 @@ impl Measure {
                 verified_reads,
             },
             series,
+            series_columns: crate::results::series_columns(),
             reuse: self.reuse.as_ref().map(|rd| {
                 let bytes = cfg.buffer.dram.0 + cfg.buffer.nvram.0;
                 rd.summary((cfg.buffer.policy != "none" && bytes > 0).then(|| bytes / r.page_size))

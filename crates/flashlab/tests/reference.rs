@@ -17,7 +17,7 @@ const REGENERATE: &str = "regenerate with `cargo run --release -p flashlab-cli -
 
 #[test]
 fn shipped_references_are_what_the_code_generates() {
-    for (file, text) in [("config.md", reference::config_markdown()), ("results.md", reference::results_markdown())] {
+    for (file, text) in reference::generated_docs() {
         let path = repo().join("docs").join(file);
         let shipped =
             std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}; {REGENERATE}", path.display()));

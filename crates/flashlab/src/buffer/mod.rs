@@ -70,7 +70,7 @@ pub struct CrashImage {
     pub kept: Vec<(u64, u32)>,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BufferCounters {
     /// Read page accesses found in the buffer (DRAM or NVRAM).
     pub read_hits: u64,

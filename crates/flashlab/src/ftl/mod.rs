@@ -42,7 +42,7 @@ pub struct ReadOutcome {
 }
 
 /// Counters kept by the FTL itself (flash operation counts are in [`NandCounters`], `flash`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FtlCounters {
     /// Host page writes that reached the FTL.
     #[schemars(extend("x-unit" = "pages"))]
@@ -87,7 +87,7 @@ impl FtlCounters {
 }
 
 /// What GC did, by write stream (see [`gc::GcPolicy::stream_names`]).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GcReport {
     /// The GC victim policy (`ftl.gc`).
     pub policy: String,
@@ -110,7 +110,7 @@ pub struct GcReport {
     pub extra: std::collections::BTreeMap<String, u64>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Flow {
     /// Source write stream (the victim's).
     pub from: String,
@@ -229,7 +229,7 @@ pub trait Ftl: Send + Sync + dyn_clone::DynClone {
 dyn_clone::clone_trait_object!(Ftl);
 
 /// What a block-mapped or hybrid (log-block) FTL did (WADPM paper §3, Fig. 4).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct HybridReport {
     /// First write of a page at its offset in its data block.
     pub write_data: u64,
@@ -281,7 +281,7 @@ impl HybridReport {
 }
 
 /// What a cached mapping table did.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MappingReport {
     /// Mapping lookups served from the cache.
     pub hits: u64,

@@ -20,7 +20,7 @@ pub use timing::{Timeline, TimingParams};
 pub const NO_LPN: u32 = u32::MAX;
 
 /// Operation counts, in pages (programs, reads, copy-backs) and blocks (erases).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct NandCounters {
     /// Page reads whose data crossed the bus (host reads, GC moves across planes).
     #[schemars(extend("x-unit" = "pages"))]
@@ -244,7 +244,7 @@ impl Nand {
 }
 
 /// Wear statistics over per-block erase counts.
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Wear {
     /// Fewest erases of any block.
     pub erase_min: u32,

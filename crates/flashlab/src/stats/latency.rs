@@ -53,7 +53,7 @@ fn bucket_mid(b: usize) -> u64 {
 }
 
 /// Latency summary in µs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct LatencySummary {
     /// Requests measured.
     pub count: u64,

@@ -23,7 +23,7 @@ pub struct ReuseDistance {
 }
 
 /// LRU stack distances of page re-accesses (`sim.reuse_distance`).
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct ReuseSummary {
     /// Page accesses (reads and writes) of the measured phase.
     pub accesses: u64,

@@ -21,7 +21,7 @@ pub struct Sample {
 }
 
 /// One interval of the series, as written to CSV and results.json.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct SeriesPoint {
     /// Interval number, from 0 (per-interval).
     pub interval: usize,
