@@ -4,8 +4,9 @@
 //! owns a [`Nand`] and drives it. Page-mapped schemes (`page`, whole table in RAM; `dftl` and
 //! `wadpm`, tables cached from flash — `page.rs` generic over `maptable.rs`) collect garbage
 //! with the victim policies of `gc/`, the schedules of `schedule/` and the allocator of
-//! `alloc.rs`; the block-mapped and log-block schemes (`block`, `bast`, `fast` on `hybrid.rs`)
-//! merge instead ([`MappingEntry::gc_policy`]).
+//! `alloc.rs`; the block-mapped and log-block schemes (`block`, `bast`, `fast`: one
+//! [`hybrid::LogScheme`] each, on the mechanism [`hybrid::LogBlockFtl`]) merge instead
+//! ([`MappingEntry::gc_policy`]).
 //!
 //! Every FTL keeps these invariants, checked by [`Ftl::validate`] in check mode:
 //! - every mapped logical page points at a programmed physical page whose OOB names it;
@@ -440,21 +441,21 @@ pub const MAPPINGS: &[MappingEntry] = &[
         name: "block",
         about: "block-level mapping per plane; updates copy-merge the block",
         gc_policy: false,
-        build: block::build,
+        build: hybrid::build::<block::Block>,
         params: crate::reference::no_params,
     },
     MappingEntry {
         name: "bast",
         about: "hybrid: one log block per data block, LRU log replacement (BAST)",
         gc_policy: false,
-        build: bast::build,
+        build: hybrid::build::<bast::Bast>,
         params: crate::reference::schema_of::<hybrid::LogParams>,
     },
     MappingEntry {
         name: "fast",
         about: "hybrid: one sequential + fully associative random log blocks (FAST)",
         gc_policy: false,
-        build: fast::build,
+        build: hybrid::build::<fast::Fast>,
         params: crate::reference::schema_of::<hybrid::LogParams>,
     },
     MappingEntry {
