@@ -3,12 +3,13 @@
 //!
 //! **Per plane.** Each plane is an independent FTL over its slice of the logical pages:
 //! `striping = "full"` → plane = LPN mod planes, local LPN = LPN div planes; `"none"` →
-//! contiguous ranges (plane = LPN / ceil(logical / planes)); `"dynamic"` is refused. Inside a
-//! plane, LBN = local LPN / pages_per_block and offset = local LPN % pages_per_block. A plane
-//! has a free list of blocks, a block map LBN → data block, and the log blocks of its scheme.
-//! Only `ftl.gc_unit = "block"` is accepted; a GC victim policy or schedule (`ftl.gc`,
-//! `gc_params`, `gc_schedule`, `gc_schedule_params`) is refused: merges replace GC and run when
-//! a write needs a free block.
+//! contiguous ranges (plane = LPN / ceil(logical / planes)). Inside a plane, LBN = local LPN /
+//! pages_per_block and offset = local LPN % pages_per_block. A plane has a free list of blocks,
+//! a block map LBN → data block, and the log blocks of its scheme. The registry lines of these
+//! schemes take block units and `full` / `none` striping only, and no GC victim policy or
+//! schedule (`ftl.gc`, `gc_params`, `gc_schedule`, `gc_schedule_params`): [`super::check`]
+//! refuses the rest before a scheme is built. Merges replace GC and run when a write needs a
+//! free block.
 //!
 //! **Mechanism and scheme.** [`LogBlockFtl`] owns the flash and everything every scheme shares:
 //! free lists, block map, block roles, the location of every logical page, counters and the
@@ -257,30 +258,7 @@ impl<S: LogScheme> LogBlockFtl<S> {
         let layout = spec.layout;
         let cfg = spec.config;
         let name = S::NAME;
-        if layout.unit != GcUnit::Block {
-            return Err(Error::config(
-                "ftl.gc_unit",
-                format!("{name} maps whole blocks per plane: use gc_unit = \"block\""),
-            ));
-        }
-        if cfg.striping == Striping::Dynamic {
-            return Err(Error::config(
-                "ftl.striping",
-                format!("{name} fixes each logical page's plane by address: use \"full\" or \"none\""),
-            ));
-        }
-        if cfg.gc.is_some()
-            || !cfg.gc_params.is_empty()
-            || cfg.gc_schedule.is_some()
-            || !cfg.gc_schedule_params.is_empty()
-        {
-            return Err(Error::config(
-                "ftl.gc",
-                format!(
-                    "{name} merges blocks when a write needs one; it has no GC victim policy or schedule (page-mapped schemes only)"
-                ),
-            ));
-        }
+        assert_eq!(layout.unit, GcUnit::Block, "{name}: the registry admits block units only (ftl::check)");
         let budget = S::budget(spec)?;
         let geo = layout.geo;
         let (ppb, bpp, planes) = (geo.pages_per_block, geo.blocks_per_plane, layout.planes);
