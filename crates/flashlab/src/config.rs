@@ -319,17 +319,7 @@ impl Config {
             f.gc.get_or_insert_with(|| crate::ftl::DEFAULT_GC.to_string());
             return Ok(());
         }
-        let key = if f.gc.is_some() {
-            "ftl.gc".to_string()
-        } else if let Some(k) = f.gc_params.keys().next() {
-            format!("ftl.gc_params.{k}")
-        } else if f.gc_schedule.is_some() {
-            "ftl.gc_schedule".to_string()
-        } else if let Some(k) = f.gc_schedule_params.keys().next() {
-            format!("ftl.gc_schedule_params.{k}")
-        } else {
-            return Ok(());
-        };
+        let Some(key) = f.gc_key_set() else { return Ok(()) };
         let from = self.origin_of(&key);
         Err(Error::config(
             &key,

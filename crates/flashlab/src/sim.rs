@@ -90,10 +90,12 @@ fn build_buffer(cfg: &Config, r: &Resolved) -> Result<Box<dyn buffer::WriteBuffe
 }
 
 /// Everything a run would refuse, checked without simulating or allocating the device:
-/// capacities, host layer, buffer, workload (a trace file is opened, not read). The FTL's own
-/// checks need its tables and are left to the run.
+/// capacities, the mapping scheme's layout and GC keys against its registry line
+/// ([`ftl::check`]), host layer, buffer, workload (a trace file is opened, not read). The FTL's
+/// own checks need its tables and are left to the run.
 pub fn validate(cfg: &Config) -> Result<(), Error> {
     let r = cfg.resolve()?;
+    ftl::check(&cfg.ftl, r.layout.unit)?;
     host::build(&cfg.host)?;
     build_buffer(cfg, &r)?;
     build_workload(cfg, &r)?;

@@ -60,21 +60,10 @@ fn combos() -> Vec<Combo> {
         let hybrid = !ftl::mapping(m).unwrap().caps.gc_policy;
         let gcs: Vec<Option<&str>> = if hybrid { vec![None] } else { gc::names().into_iter().map(Some).collect() };
         for g in gcs {
-            let layouts: &[(GcUnit, Striping)] = if m == "wadpm" {
-                // WADPM fixes the plane by address (block units, LPN mod planes).
-                &[(GcUnit::Block, Striping::Full)]
-            } else if hybrid {
-                // Hybrid schemes: block units, plane fixed by address.
-                &[(GcUnit::Block, Striping::Full), (GcUnit::Block, Striping::None)]
-            } else {
-                &[
-                    (GcUnit::Block, Striping::Full),
-                    (GcUnit::Block, Striping::None),
-                    (GcUnit::Block, Striping::Dynamic),
-                    (GcUnit::Line, Striping::Full),
-                ]
-            };
-            for &(unit, striping) in layouts {
+            // The layouts the scheme's registry line accepts (its units x stripings, less the
+            // line-unit rule every scheme shares).
+            let layouts = ftl::mapping(m).unwrap().layouts();
+            for &(unit, striping) in &layouts {
                 let mut push = |schedule: Option<&str>, b: &str| {
                     v.push(Combo {
                         mapping: m.to_string(),

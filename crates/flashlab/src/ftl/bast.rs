@@ -13,67 +13,84 @@
 //! blocks). The plane must keep its data blocks + `log_blocks` + 1 free block. `ftl.gc` is refused.
 //! `defrag = "merge" | "eager"`: where `defrag_copy` copies go (see [`super::hybrid::DefragMode`]).
 
-use super::hybrid::{
-    default_log_blocks, impl_hybrid_ftl, locate, parse_log_params, Class, HybridFtl, Role, Scheme, NONE,
-};
-use super::{Ftl, FtlSpec};
+use std::collections::VecDeque;
+
+use super::hybrid::{log_budget, LogBudget, LogChoice, LogScheme, LogView, Merge, NONE};
+use super::FtlSpec;
 use crate::error::Error;
 
-#[derive(Clone)]
-pub struct BastFtl(pub(super) HybridFtl);
-
-pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
-    let params = parse_log_params(&spec.config.mapping_params)?;
-    if params.log_blocks == Some(0) {
-        return Err(Error::config("ftl.mapping_params.log_blocks", "bast needs at least 1 log block per plane"));
-    }
-    let n = params.log_blocks.unwrap_or_else(|| default_log_blocks(spec, 1));
-    Ok(Box::new(BastFtl(HybridFtl::new(spec, Scheme::Bast, Some(n), params.log_blocks.is_some(), params.defrag)?)))
+/// One plane's log blocks under BAST: at most one per LBN, replaced least recently written first.
+#[derive(Clone, Debug)]
+pub struct Bast {
+    /// LBN → its log block, or `NONE`.
+    log: Vec<u32>,
+    /// LBNs holding a log block, least recently written first.
+    lru: VecDeque<u32>,
 }
 
-impl BastFtl {
-    /// Merge `lbn`'s log block (switch, partial or full).
-    fn merge_log(&mut self, plane: usize, lbn: u32, t: u64) -> Result<u64, Error> {
-        let h = &mut self.0;
-        let p = &mut h.p[plane];
-        let log = std::mem::replace(&mut p.bast_log[lbn as usize], NONE);
-        p.lru.retain(|&l| l != lbn);
-        match h.try_switch_or_partial(plane, lbn, log, t) {
-            Some(done) => Ok(done),
-            None => h.full_merge(plane, lbn, &[log], t),
-        }
+impl LogScheme for Bast {
+    const NAME: &'static str = "bast";
+
+    fn budget(spec: &FtlSpec) -> Result<LogBudget, Error> {
+        log_budget(spec, 1, "bast needs at least 1 log block per plane")
     }
 
-    fn host_write(&mut self, lpn: u64, tag: u32, t: u64) -> Result<u64, Error> {
-        let (plane, lbn, off) = locate(&self.0, lpn);
-        let mut done = t;
-        let class = self.0.classify(plane, lbn, off, lpn);
-        if class == Class::InPlace {
-            return self.0.write_in_place(plane, lbn, off, lpn, tag, t);
+    fn new(lbns: usize) -> Self {
+        Bast { log: vec![NONE; lbns], lru: VecDeque::new() }
+    }
+
+    /// The LBN's own log block; a new one if it has none, after merging the least recently
+    /// written LBN's when all are in use.
+    fn choose(&mut self, v: &LogView, lbn: u32, _off: u32) -> LogChoice {
+        let log = self.log[lbn as usize];
+        if log != NONE {
+            self.lru.retain(|&l| l != lbn);
+            self.lru.push_back(lbn);
+            return LogChoice::Dedicated(log);
         }
-        let mut log = self.0.p[plane].bast_log[lbn as usize];
-        if log == NONE {
-            if self.0.p[plane].lru.len() >= self.0.log_limit as usize {
-                let victim = self.0.p[plane].lru[0];
-                done = done.max(self.merge_log(plane, victim, t)?);
+        if self.lru.len() >= v.log_blocks as usize {
+            return LogChoice::Merge(Merge::Lbn(self.lru[0]));
+        }
+        LogChoice::Open { dedicated: true }
+    }
+
+    fn opened(&mut self, block: u32, lbn: u32, dedicated: bool) {
+        debug_assert!(dedicated && self.log[lbn as usize] == NONE, "bast: one dedicated log block per LBN");
+        self.log[lbn as usize] = block;
+        self.lru.push_back(lbn);
+    }
+
+    fn detach(&mut self, lbn: u32) -> Option<u32> {
+        let log = std::mem::replace(&mut self.log[lbn as usize], NONE);
+        self.lru.retain(|&l| l != lbn);
+        (log != NONE).then_some(log)
+    }
+
+    fn logs(&self) -> Vec<u32> {
+        self.log.iter().copied().filter(|&l| l != NONE).collect()
+    }
+
+    /// In the LBN's log block, and the last copy of `lpn` there.
+    fn holds(&self, v: &LogView, block: u32, page: u32, lbn: u32, lpn: u64) -> bool {
+        let ppb = v.pages_per_block;
+        self.log[lbn as usize] == block
+            && (page + 1..v.next_page(block)).all(|q| v.oob_lpn(block * ppb + q) != Some(lpn as u32))
+    }
+
+    /// Exactly the LBNs with a log block are in the LRU list.
+    fn validate(&self) -> Result<(), String> {
+        let mut n = 0;
+        for (lbn, &l) in self.log.iter().enumerate() {
+            if l != NONE {
+                if !self.lru.contains(&(lbn as u32)) {
+                    return Err(format!("lbn {lbn} has log block {l} but is not in the LRU list"));
+                }
+                n += 1;
             }
-            log = self.0.alloc(plane, Role::Log)?;
-            let p = &mut self.0.p[plane];
-            p.bast_log[lbn as usize] = log;
-            p.lru.push_back(lbn);
-        } else {
-            let p = &mut self.0.p[plane];
-            p.lru.retain(|&l| l != lbn);
-            p.lru.push_back(lbn);
         }
-        let h = &mut self.0;
-        h.count_update(class);
-        done = done.max(h.program_host(log, lpn, tag, t));
-        if h.next(log) == h.ppb {
-            done = done.max(self.merge_log(plane, lbn, done)?);
+        if self.lru.len() != n {
+            return Err(format!("LRU list has {} lbns for {n} log blocks", self.lru.len()));
         }
-        Ok(done)
+        Ok(())
     }
 }
-
-impl_hybrid_ftl!(BastFtl);

@@ -8,48 +8,46 @@
 //! Each copy-merge counts as a full merge (and one `gc_victims`; its copies in `gc_copies`).
 //! No log blocks; `[ftl.mapping_params]` must be empty; `ftl.gc` is refused.
 
-use super::hybrid::{impl_hybrid_ftl, locate, Class, DefragMode, HybridFtl, Role, Scheme, NONE};
-use super::{Ftl, FtlSpec};
+use super::hybrid::{DefragMode, LogBudget, LogChoice, LogScheme, LogView};
+use super::FtlSpec;
 use crate::error::Error;
 
-#[derive(Clone)]
-pub struct BlockFtl(pub(super) HybridFtl);
+/// One plane of the block mapping: no log blocks, so nothing of its own.
+#[derive(Clone, Debug)]
+pub struct Block;
 
-pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
-    if let Some(k) = spec.config.mapping_params.keys().next() {
-        return Err(Error::config(format!("ftl.mapping_params.{k}"), "the block mapping takes no parameters"));
-    }
-    Ok(Box::new(BlockFtl(HybridFtl::new(spec, Scheme::Block, None, false, DefragMode::Merge)?)))
-}
+impl LogScheme for Block {
+    const NAME: &'static str = "block";
 
-impl BlockFtl {
-    fn host_write(&mut self, lpn: u64, tag: u32, t: u64) -> Result<u64, Error> {
-        let h = &mut self.0;
-        let (plane, lbn, off) = locate(h, lpn);
-        let class = h.classify(plane, lbn, off, lpn);
-        if class == Class::InPlace {
-            return h.write_in_place(plane, lbn, off, lpn, tag, t);
+    fn budget(spec: &FtlSpec) -> Result<LogBudget, Error> {
+        if let Some(k) = spec.config.mapping_params.keys().next() {
+            return Err(Error::config(format!("ftl.mapping_params.{k}"), "the block mapping takes no parameters"));
         }
-        h.count_update(class);
-        let old = h.p[plane].data[lbn as usize];
-        debug_assert_ne!(old, NONE);
-        let new = h.alloc(plane, Role::Data(lbn))?;
-        let mut done = t;
-        for i in 0..h.ppb {
-            if i == off {
-                done = done.max(h.pad_to(new, i, t));
-                done = done.max(h.program_host(new, lpn, tag, t));
-                continue;
-            }
-            let Some(l) = h.lpn_at(plane, lbn, i) else { break };
-            done = done.max(h.merge_copy(l, new, i, t));
-        }
-        h.p[plane].data[lbn as usize] = new;
-        done = done.max(h.release(plane, old, done));
-        h.report.full_merges += 1;
-        h.counters.gc_victims += 1;
-        Ok(done)
+        Ok(LogBudget { log_blocks: 0, explicit: false, defrag: DefragMode::Merge })
+    }
+
+    fn new(_lbns: usize) -> Self {
+        Block
+    }
+
+    /// Every update copy-merges its block.
+    fn choose(&mut self, _v: &LogView, _lbn: u32, _off: u32) -> LogChoice {
+        LogChoice::CopyMerge
+    }
+
+    fn opened(&mut self, block: u32, _lbn: u32, _dedicated: bool) {
+        unreachable!("the block mapping opens no log block (block {block})")
+    }
+
+    fn detach(&mut self, _lbn: u32) -> Option<u32> {
+        None
+    }
+
+    fn logs(&self) -> Vec<u32> {
+        Vec::new()
+    }
+
+    fn holds(&self, _v: &LogView, _block: u32, _page: u32, _lbn: u32, _lpn: u64) -> bool {
+        false
     }
 }
-
-impl_hybrid_ftl!(BlockFtl);

@@ -17,119 +17,85 @@
 //! max(2, 3% of the plane's blocks). `ftl.gc` is refused. `defrag = "merge" | "eager"`: where
 //! `defrag_copy` copies go (see [`super::hybrid::DefragMode`]).
 
-use super::hybrid::{default_log_blocks, impl_hybrid_ftl, locate, parse_log_params, Class, HybridFtl, Role, Scheme};
-use super::{Ftl, FtlSpec};
+use std::collections::VecDeque;
+
+use super::hybrid::{log_budget, LogBudget, LogChoice, LogScheme, LogView, Merge};
+use super::FtlSpec;
 use crate::error::Error;
 
-#[derive(Clone)]
-pub struct FastFtl(pub(super) HybridFtl);
-
-pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
-    let params = parse_log_params(&spec.config.mapping_params)?;
-    if params.log_blocks.is_some_and(|n| n < 2) {
-        return Err(Error::config(
-            "ftl.mapping_params.log_blocks",
-            "fast needs at least 2 log blocks per plane (1 sequential + 1 random)",
-        ));
-    }
-    let n = params.log_blocks.unwrap_or_else(|| default_log_blocks(spec, 2));
-    Ok(Box::new(FastFtl(HybridFtl::new(spec, Scheme::Fast, Some(n), params.log_blocks.is_some(), params.defrag)?)))
+/// One plane's log blocks under FAST: one sequential (SW) log block and the random (RW) ones.
+#[derive(Clone, Debug, Default)]
+pub struct Fast {
+    /// The sequential log block and its LBN.
+    sw: Option<(u32, u32)>,
+    /// Random log blocks, oldest first (the back one is being filled).
+    rw: VecDeque<u32>,
 }
 
-enum Target {
-    Sw(u32),
-    Rw(u32),
-}
+impl LogScheme for Fast {
+    const NAME: &'static str = "fast";
 
-impl FastFtl {
-    /// Merge and detach the SW log block.
-    fn merge_sw(&mut self, plane: usize, t: u64) -> Result<u64, Error> {
-        let h = &mut self.0;
-        let Some((sw, lbn)) = h.p[plane].sw.take() else { return Ok(t) };
-        match h.try_switch_or_partial(plane, lbn, sw, t) {
-            Some(done) => Ok(done),
-            None => h.full_merge(plane, lbn, &[sw], t),
-        }
+    fn budget(spec: &FtlSpec) -> Result<LogBudget, Error> {
+        log_budget(spec, 2, "fast needs at least 2 log blocks per plane (1 sequential + 1 random)")
     }
 
-    /// Reclaim the oldest RW log block: full-merge every LBN with a current page in it.
-    fn reclaim_rw(&mut self, plane: usize, t: u64) -> Result<u64, Error> {
-        let h = &mut self.0;
-        let victim = h.p[plane].rw.pop_front().expect("an RW log block to reclaim");
-        let mut lbns = Vec::new();
-        for i in 0..h.next(victim) {
-            let ppn = victim * h.ppb + i;
-            if h.is_valid(ppn) {
-                let lpn = h.nand.oob_lpn(ppn).unwrap() as u64;
-                let lbn = locate(h, lpn).1;
-                if !lbns.contains(&lbn) {
-                    lbns.push(lbn);
-                }
+    fn new(_lbns: usize) -> Self {
+        Fast::default()
+    }
+
+    /// The SW log when the write continues it; at offset 0 a new SW log (merging the old one
+    /// first); else the current RW log, a new one, or, when all are in use, the oldest RW log
+    /// reclaimed first.
+    fn choose(&mut self, v: &LogView, lbn: u32, off: u32) -> LogChoice {
+        if let Some((sw, l)) = self.sw {
+            if l == lbn && v.next_page(sw) == off && off < v.pages_per_block {
+                return LogChoice::Dedicated(sw);
             }
         }
-        let mut done = t;
-        for lbn in lbns {
-            let own: Vec<u32> = match h.p[plane].sw {
-                Some((sw, l)) if l == lbn => {
-                    h.p[plane].sw = None;
-                    vec![sw]
-                }
-                _ => Vec::new(),
+        if off == 0 {
+            return match self.sw {
+                Some((_, l)) => LogChoice::Merge(Merge::Lbn(l)),
+                None => LogChoice::Open { dedicated: true },
             };
-            done = done.max(h.full_merge(plane, lbn, &own, t)?);
         }
-        Ok(done.max(h.release(plane, victim, done)))
+        if let Some(&cur) = self.rw.back() {
+            if v.next_page(cur) < v.pages_per_block {
+                return LogChoice::Shared(cur);
+            }
+        }
+        if self.rw.len() + 1 >= v.log_blocks as usize {
+            let victim = self.rw.pop_front().expect("an RW log block to reclaim");
+            return LogChoice::Merge(Merge::Shared(victim));
+        }
+        LogChoice::Open { dedicated: false }
     }
 
-    fn host_write(&mut self, lpn: u64, tag: u32, t: u64) -> Result<u64, Error> {
-        let (plane, lbn, off) = locate(&self.0, lpn);
-        let mut done = t;
-        let (class, target) = loop {
-            let h = &mut self.0;
-            let class = h.classify(plane, lbn, off, lpn);
-            if class == Class::InPlace {
-                return Ok(done.max(h.write_in_place(plane, lbn, off, lpn, tag, t)?));
-            }
-            if let Some((sw, l)) = h.p[plane].sw {
-                if l == lbn && h.next(sw) == off && off < h.ppb {
-                    break (class, Target::Sw(sw));
-                }
-            }
-            if off == 0 {
-                if h.p[plane].sw.is_some() {
-                    done = done.max(self.merge_sw(plane, t)?);
-                    continue;
-                }
-                let sw = h.alloc(plane, Role::Log)?;
-                h.p[plane].sw = Some((sw, lbn));
-                break (class, Target::Sw(sw));
-            }
-            if let Some(&cur) = h.p[plane].rw.back() {
-                if h.next(cur) < h.ppb {
-                    break (class, Target::Rw(cur));
-                }
-            }
-            if h.p[plane].rw.len() + 1 >= h.log_limit as usize {
-                done = done.max(self.reclaim_rw(plane, t)?);
-                continue;
-            }
-            let rw = h.alloc(plane, Role::Log)?;
-            h.p[plane].rw.push_back(rw);
-            break (class, Target::Rw(rw));
-        };
-        let h = &mut self.0;
-        h.count_update(class);
-        match target {
-            Target::Rw(b) => Ok(done.max(h.program_host(b, lpn, tag, t))),
-            Target::Sw(b) => {
-                done = done.max(h.program_host(b, lpn, tag, t));
-                if h.next(b) == h.ppb {
-                    done = done.max(self.merge_sw(plane, done)?);
-                }
-                Ok(done)
-            }
+    fn opened(&mut self, block: u32, lbn: u32, dedicated: bool) {
+        if dedicated {
+            debug_assert!(self.sw.is_none(), "fast: one SW log block");
+            self.sw = Some((block, lbn));
+        } else {
+            self.rw.push_back(block);
         }
+    }
+
+    /// The SW log, if it belongs to `lbn`.
+    fn detach(&mut self, lbn: u32) -> Option<u32> {
+        match self.sw {
+            Some((sw, l)) if l == lbn => {
+                self.sw = None;
+                Some(sw)
+            }
+            _ => None,
+        }
+    }
+
+    fn logs(&self) -> Vec<u32> {
+        self.sw.iter().map(|&(sw, _)| sw).chain(self.rw.iter().copied()).collect()
+    }
+
+    /// In the LBN's SW log or in any RW log.
+    fn holds(&self, _v: &LogView, block: u32, _page: u32, lbn: u32, _lpn: u64) -> bool {
+        self.sw == Some((block, lbn)) || self.rw.contains(&block)
     }
 }
-
-impl_hybrid_ftl!(FastFtl);

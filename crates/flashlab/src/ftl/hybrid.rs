@@ -1,20 +1,29 @@
-//! Shared mechanism of the block-mapped and log-block (hybrid) FTLs: `block`, `bast`, `fast`
-//! (WADPM paper §3, Fig. 4).
+//! The mechanism of the block-mapped and log-block (hybrid) FTLs, [`LogBlockFtl`], generic over
+//! a [`LogScheme`]: `block`, `bast`, `fast` (WADPM paper §3, Fig. 4).
 //!
 //! **Per plane.** Each plane is an independent FTL over its slice of the logical pages:
 //! `striping = "full"` → plane = LPN mod planes, local LPN = LPN div planes; `"none"` →
-//! contiguous ranges (plane = LPN / ceil(logical / planes)); `"dynamic"` is refused. Inside a
-//! plane, LBN = local LPN / pages_per_block and offset = local LPN % pages_per_block. A plane
-//! has a free list of blocks, a block map LBN → data block, and the log blocks of its scheme.
-//! Only `ftl.gc_unit = "block"` is accepted; a GC victim policy or schedule (`ftl.gc`,
-//! `gc_params`, `gc_schedule`, `gc_schedule_params`) is refused: merges replace GC and run when
-//! a write needs a free block.
+//! contiguous ranges (plane = LPN / ceil(logical / planes)). Inside a plane, LBN = local LPN /
+//! pages_per_block and offset = local LPN % pages_per_block. A plane has a free list of blocks,
+//! a block map LBN → data block, and the log blocks of its scheme. The registry lines of these
+//! schemes take block units and `full` / `none` striping only, and no GC victim policy or
+//! schedule (`ftl.gc`, `gc_params`, `gc_schedule`, `gc_schedule_params`): [`super::check`]
+//! refuses the rest before a scheme is built. Merges replace GC and run when a write needs a
+//! free block.
+//!
+//! **Mechanism and scheme.** [`LogBlockFtl`] owns the flash and everything every scheme shares:
+//! free lists, block map, block roles, the location of every logical page, counters and the
+//! [`HybridReport`], in-place writes, the merges, padding, defragmentation copies. A scheme
+//! owns only its log blocks of one plane (BAST: a log block per LBN and their LRU order; FAST:
+//! the sequential log block and the queue of random ones; `block`: none) and decides, through
+//! [`LogScheme`], where an update goes ([`LogChoice`]) and which merge frees room for it
+//! ([`Merge`]); the mechanism acts on that decision.
 //!
 //! **Data blocks** hold offset `o` at page `o`. Pages of a block are programmed in increasing
 //! order, so when a write (or a merge) must place offset `o` above the block's program point,
 //! the pages in between are *skipped* (`Nand::skip_to`: free, they stay erased and unusable
 //! until the block is erased); a later write at such an offset is an `update_wasted`. Skipped
-//! pages are counted in [`HybridFtl::padding_pages`].
+//! pages are counted in [`LogBlockFtl::padding_pages`].
 //!
 //! **Merges** (every merge counts one `gc_victims`; every page it moves, one `gc_copies`):
 //! - switch: a log block holding offsets 0..n-1 in order, all current, becomes the data block;
@@ -23,7 +32,12 @@
 //!   current page of the LBN is in the data block: those pages are copied (copy-back) into the
 //!   log block at their offsets, which then becomes the data block;
 //! - full: a new block receives the current version of every offset (from the data block and
-//!   any log block); the data block and the LBN's own log block are erased.
+//!   any log block); the data block and the LBN's own log block are erased;
+//! - copy-merge (schemes without log blocks): a full merge that takes the update at its offset.
+//!
+//! A log block *dedicated* to one LBN is merged (switch, partial or full) when the scheme
+//! replaces it and at once when it fills up; a *shared* log block is reclaimed by full-merging
+//! every LBN with a current page in it, then erased.
 //!
 //! **RAM accounting** (`table_bytes`): block-map entries × 4 B + per log block a page map of
 //! pages_per_block × 4 B. The simulator additionally keeps a per-logical-page location (a
@@ -31,33 +45,104 @@
 
 use std::collections::VecDeque;
 
-use super::{FtlCounters, FtlSpec, HybridReport, ReadOutcome, Striping};
+use super::{Ftl, FtlCounters, FtlSpec, HybridReport, ReadOutcome, Striping};
 use crate::error::Error;
 use crate::fastmap::FastMap;
 use crate::nand::{GcUnit, Nand};
 
+/// "No block" / "no page" in the flat maps.
 pub(super) const NONE: u32 = u32::MAX;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Scheme {
-    Block,
-    Bast,
-    Fast,
+/// A log-block scheme: its log blocks of one plane (one value per plane) and the decisions
+/// that differ between schemes. [`LogBlockFtl`] does the rest. Adding a scheme is one file
+/// implementing this trait and one line in [`MAPPINGS`](super::MAPPINGS) (`build:
+/// hybrid::build::<MyScheme>`).
+pub trait LogScheme: Clone + Send + Sync + 'static {
+    /// The scheme's name in error messages (its registry name).
+    const NAME: &'static str;
+    /// Parse `[ftl.mapping_params]`: log blocks per plane and where defragmentation copies go.
+    fn budget(spec: &FtlSpec) -> Result<LogBudget, Error>;
+    /// No log block yet, on a plane of `lbns` logical blocks.
+    fn new(lbns: usize) -> Self;
+    /// Where an update of offset `off` of `lbn` goes (a write that cannot go in place). A
+    /// [`LogChoice::Merge`] of a shared block detaches that block first.
+    fn choose(&mut self, v: &LogView, lbn: u32, off: u32) -> LogChoice;
+    /// `block` was taken as the new log block [`LogChoice::Open`] asked for.
+    fn opened(&mut self, block: u32, lbn: u32, dedicated: bool);
+    /// Detach and return the log block dedicated to `lbn`, if it has one (it is being merged).
+    fn detach(&mut self, lbn: u32) -> Option<u32>;
+    /// Every log block in use.
+    fn logs(&self) -> Vec<u32>;
+    /// Whether `lpn` (of `lbn`), current at `page` of log block `block`, is where the
+    /// scheme's maps would find it.
+    fn holds(&self, v: &LogView, block: u32, page: u32, lbn: u32, lpn: u64) -> bool;
+    /// The scheme's own structures agree with each other (O(plane)).
+    fn validate(&self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
-impl Scheme {
-    fn name(self) -> &'static str {
-        match self {
-            Scheme::Block => "block",
-            Scheme::Bast => "bast",
-            Scheme::Fast => "fast",
-        }
+/// A scheme's answer to [`LogScheme::choose`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogChoice {
+    /// Append to this log block, dedicated to the LBN (merged at once when full).
+    Dedicated(u32),
+    /// Append to this log block, shared by the plane's LBNs.
+    Shared(u32),
+    /// Take a free block as a new log block, dedicated to the LBN or shared (recorded by
+    /// [`LogScheme::opened`]), and append to it.
+    Open { dedicated: bool },
+    /// Run this merge first (it frees a log block), then place the write again.
+    Merge(Merge),
+    /// No log block: copy-merge the LBN into a new data block that takes the update.
+    CopyMerge,
+}
+
+/// A merge a scheme asks for to free a log block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Merge {
+    /// This LBN with its dedicated log block ([`LogScheme::detach`]): switch or partial merge
+    /// when the log's shape allows, else full.
+    Lbn(u32),
+    /// This shared log block, already detached: every LBN with a current page in it is
+    /// full-merged (with its dedicated log block, if any), then the block is erased.
+    Shared(u32),
+}
+
+/// What a scheme may read of the mechanism when it decides.
+pub struct LogView<'a> {
+    nand: &'a Nand,
+    pub pages_per_block: u32,
+    /// Log blocks per plane.
+    pub log_blocks: u32,
+}
+
+impl LogView<'_> {
+    /// `block`'s program point (pages programmed or skipped).
+    #[inline]
+    pub fn next_page(&self, block: u32) -> u32 {
+        self.nand.next_page(block)
     }
+    /// The LPN the spare area of `ppn` names, if programmed.
+    #[inline]
+    pub fn oob_lpn(&self, ppn: u32) -> Option<u32> {
+        self.nand.oob_lpn(ppn)
+    }
+}
+
+/// A scheme's log-block budget and defragmentation mode ([`LogScheme::budget`]).
+#[derive(Clone, Copy, Debug)]
+pub struct LogBudget {
+    /// Log blocks per plane.
+    pub log_blocks: u32,
+    /// Whether the user set `log_blocks` (an error about the space then names that key).
+    pub explicit: bool,
+    pub defrag: DefragMode,
 }
 
 /// What a block currently is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Role {
+enum Role {
     Free,
     /// Data block of this LBN (of its plane).
     Data(u32),
@@ -66,7 +151,7 @@ pub(super) enum Role {
 
 /// Where a host write may go, before the scheme decides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Class {
+enum Class {
     /// The offset is above the data block's program point (or there is no data block).
     InPlace,
     /// Overwrite of data already written at this offset.
@@ -75,55 +160,49 @@ pub(super) enum Class {
     Wasted,
 }
 
-/// One plane: an independent FTL over its slice of logical pages.
+/// One plane's share of the mechanism's state (its log blocks are the scheme's).
 #[derive(Clone)]
-pub(super) struct Plane {
-    pub free: VecDeque<u32>,
+struct Plane {
+    free: VecDeque<u32>,
     /// LBN → data block (global block id) or `NONE`.
-    pub data: Vec<u32>,
+    data: Vec<u32>,
     /// Logical pages in this plane's slice.
-    pub local_pages: u64,
-    /// BAST: LBN → its log block or `NONE`.
-    pub bast_log: Vec<u32>,
-    /// BAST: LBNs holding a log block, least recently written first.
-    pub lru: VecDeque<u32>,
-    /// FAST: the sequential log block and its LBN.
-    pub sw: Option<(u32, u32)>,
-    /// FAST: random log blocks, oldest first (the back one is being filled).
-    pub rw: VecDeque<u32>,
+    local_pages: u64,
 }
 
+/// A block-mapped or log-block FTL: the mechanism, with scheme `S` deciding where updates go.
 #[derive(Clone)]
-pub struct HybridFtl {
-    pub(super) scheme: Scheme,
-    pub(super) nand: Nand,
-    pub(super) ppb: u32,
-    pub(super) bpp: u32,
-    pub(super) planes: u32,
-    pub(super) striping: Striping,
+pub struct LogBlockFtl<S: LogScheme> {
+    nand: Nand,
+    ppb: u32,
+    bpp: u32,
+    planes: u32,
+    striping: Striping,
     /// Logical pages per plane under `Striping::None`.
-    pub(super) per_plane_none: u64,
-    pub(super) logical: u64,
+    per_plane_none: u64,
+    logical: u64,
     /// Current physical page of every logical page (`NONE`: unwritten or trimmed).
-    pub(super) loc: Vec<u32>,
-    pub(super) role: Vec<Role>,
-    pub(super) p: Vec<Plane>,
+    loc: Vec<u32>,
+    role: Vec<Role>,
+    p: Vec<Plane>,
+    /// The scheme's log blocks, per plane.
+    logs: Vec<S>,
     /// Log blocks per plane (0 for `block`).
-    pub(super) log_limit: u32,
-    pub(super) counters: FtlCounters,
-    pub(super) report: HybridReport,
-    pub(super) padding: u64,
+    log_limit: u32,
+    counters: FtlCounters,
+    report: HybridReport,
+    padding: u64,
     /// Set during an eager defragmentation copy: the next "host" program copies this logical
     /// page's current flash page instead (copy-back), looked up at program time so merges run
     /// first.
-    pub(super) copy_from: Option<u64>,
+    copy_from: Option<u64>,
     /// How `defrag_copy` places its copies.
-    pub(super) defrag: DefragMode,
+    defrag: DefragMode,
     /// Defragmentation copies waiting for their target's merge: target LPN → source LPN (whose
     /// current page holds the target's data until then).
-    pub(super) pending: FastMap<u64, u64>,
+    pending: FastMap<u64, u64>,
     /// The targets waiting on each source LPN, in the order the copies were asked for.
-    pub(super) waiting_on: FastMap<u64, Vec<u64>>,
+    waiting_on: FastMap<u64, Vec<u64>>,
 }
 
 /// Where a defragmentation copy (`Ftl::defrag_copy`) is programmed.
@@ -152,53 +231,42 @@ pub(super) struct LogParams {
     pub defrag: DefragMode,
 }
 
-pub(super) fn parse_log_params(table: &toml::Table) -> Result<LogParams, Error> {
-    serde_path_to_error::deserialize(toml::Value::Table(table.clone()))
-        .map_err(|e| Error::config(format!("ftl.mapping_params.{}", e.path()), e.into_inner().message().to_string()))
+/// [`LogParams`] → a budget of at least `min` log blocks per plane (`too_few`: the error when
+/// fewer are asked for); default 3% of the plane's blocks (the paper's FAST setup: 2,048 log
+/// blocks of a 4 GB device ≈ 6% of the blocks; we take half that), at least `min`.
+pub(super) fn log_budget(spec: &FtlSpec, min: u32, too_few: &str) -> Result<LogBudget, Error> {
+    let params: LogParams = serde_path_to_error::deserialize(toml::Value::Table(spec.config.mapping_params.clone()))
+        .map_err(|e| Error::config(format!("ftl.mapping_params.{}", e.path()), e.into_inner().message().to_string()))?;
+    if params.log_blocks.is_some_and(|n| n < min) {
+        return Err(Error::config("ftl.mapping_params.log_blocks", too_few));
+    }
+    Ok(LogBudget {
+        log_blocks: params.log_blocks.unwrap_or_else(|| (spec.layout.geo.blocks_per_plane * 3 / 100).max(min)),
+        explicit: params.log_blocks.is_some(),
+        defrag: params.defrag,
+    })
 }
 
-impl HybridFtl {
-    /// Build the shared state; `log_blocks` per plane (`None` for `block`), `explicit` if the user set it.
-    pub(super) fn new(
-        spec: &FtlSpec,
-        scheme: Scheme,
-        log_blocks: Option<u32>,
-        explicit: bool,
-        defrag: DefragMode,
-    ) -> Result<Self, Error> {
+/// The registry's `build` for scheme `S`.
+pub fn build<S: LogScheme>(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
+    Ok(Box::new(LogBlockFtl::<S>::new(spec)?))
+}
+
+impl<S: LogScheme> LogBlockFtl<S> {
+    /// The mechanism with no data written and the scheme's log budget ([`LogScheme::budget`]).
+    pub fn new(spec: &FtlSpec) -> Result<Self, Error> {
         let layout = spec.layout;
         let cfg = spec.config;
-        if layout.unit != GcUnit::Block {
-            return Err(Error::config(
-                "ftl.gc_unit",
-                format!("{} maps whole blocks per plane: use gc_unit = \"block\"", scheme.name()),
-            ));
-        }
-        if cfg.striping == Striping::Dynamic {
-            return Err(Error::config(
-                "ftl.striping",
-                format!("{} fixes each logical page's plane by address: use \"full\" or \"none\"", scheme.name()),
-            ));
-        }
-        if cfg.gc.is_some()
-            || !cfg.gc_params.is_empty()
-            || cfg.gc_schedule.is_some()
-            || !cfg.gc_schedule_params.is_empty()
-        {
-            return Err(Error::config(
-                "ftl.gc",
-                format!(
-                    "{} merges blocks when a write needs one; it has no GC victim policy or schedule (page-mapped schemes only)",
-                    scheme.name()
-                ),
-            ));
-        }
+        let name = S::NAME;
+        assert_eq!(layout.unit, GcUnit::Block, "{name}: the registry admits block units only (ftl::check)");
+        let budget = S::budget(spec)?;
         let geo = layout.geo;
         let (ppb, bpp, planes) = (geo.pages_per_block, geo.blocks_per_plane, layout.planes);
         let logical = spec.logical_pages;
         let per_plane_none = logical.div_ceil(planes as u64).max(1);
-        let log_limit = log_blocks.unwrap_or(0);
+        let log_limit = budget.log_blocks;
         let mut p = Vec::with_capacity(planes as usize);
+        let mut logs = Vec::with_capacity(planes as usize);
         for plane in 0..planes {
             let local_pages = match cfg.striping {
                 Striping::None => per_plane_none.min(logical.saturating_sub(plane as u64 * per_plane_none)),
@@ -207,7 +275,7 @@ impl HybridFtl {
             let lbns = local_pages.div_ceil(ppb as u64);
             let needed = lbns + log_limit as u64 + 1;
             if needed > bpp as u64 {
-                let key = if explicit && lbns + 2 <= bpp as u64 {
+                let key = if budget.explicit && lbns + 2 <= bpp as u64 {
                     "ftl.mapping_params.log_blocks"
                 } else {
                     "device.over_provisioning"
@@ -215,24 +283,15 @@ impl HybridFtl {
                 return Err(Error::config(
                     key,
                     format!(
-                        "{}: plane {plane} has {bpp} blocks but needs {lbns} data blocks + {log_limit} log blocks + 1 free block for merges; raise over-provisioning or lower log_blocks",
-                        scheme.name()
+                        "{name}: plane {plane} has {bpp} blocks but needs {lbns} data blocks + {log_limit} log blocks + 1 free block for merges; raise over-provisioning or lower log_blocks"
                     ),
                 ));
             }
             let first = plane * bpp;
-            p.push(Plane {
-                free: (first..first + bpp).collect(),
-                data: vec![NONE; lbns as usize],
-                local_pages,
-                bast_log: if scheme == Scheme::Bast { vec![NONE; lbns as usize] } else { Vec::new() },
-                lru: VecDeque::new(),
-                sw: None,
-                rw: VecDeque::new(),
-            });
+            p.push(Plane { free: (first..first + bpp).collect(), data: vec![NONE; lbns as usize], local_pages });
+            logs.push(S::new(lbns as usize));
         }
-        Ok(HybridFtl {
-            scheme,
+        Ok(LogBlockFtl {
             nand: Nand::new(layout, spec.verify, spec.timing),
             ppb,
             bpp,
@@ -243,12 +302,13 @@ impl HybridFtl {
             loc: vec![NONE; logical as usize],
             role: vec![Role::Free; geo.total_blocks() as usize],
             p,
+            logs,
             log_limit,
             counters: FtlCounters::default(),
             report: HybridReport { log_blocks: log_limit as u64 * planes as u64, ..HybridReport::default() },
             padding: 0,
             copy_from: None,
-            defrag,
+            defrag: budget.defrag,
             pending: FastMap::default(),
             waiting_on: FastMap::default(),
         })
@@ -263,7 +323,7 @@ impl HybridFtl {
 
     /// (plane, local LPN) of `lpn`.
     #[inline]
-    pub(super) fn split(&self, lpn: u64) -> (usize, u64) {
+    fn split(&self, lpn: u64) -> (usize, u64) {
         match self.striping {
             Striping::None => ((lpn / self.per_plane_none) as usize, lpn % self.per_plane_none),
             _ => ((lpn % self.planes as u64) as usize, lpn / self.planes as u64),
@@ -278,35 +338,48 @@ impl HybridFtl {
         }
     }
 
+    /// (plane, lbn, offset) of `lpn`.
+    #[inline]
+    fn locate(&self, lpn: u64) -> (usize, u32, u32) {
+        let (plane, local) = self.split(lpn);
+        (plane, (local / self.ppb as u64) as u32, (local % self.ppb as u64) as u32)
+    }
+
     /// Global LPN at (plane, lbn, offset), if inside the plane's slice.
     #[inline]
-    pub(super) fn lpn_at(&self, plane: usize, lbn: u32, off: u32) -> Option<u64> {
+    fn lpn_at(&self, plane: usize, lbn: u32, off: u32) -> Option<u64> {
         let local = lbn as u64 * self.ppb as u64 + off as u64;
         (local < self.p[plane].local_pages).then(|| self.join(plane, local))
     }
 
     #[inline]
-    pub(super) fn next(&self, block: u32) -> u32 {
+    fn next(&self, block: u32) -> u32 {
         self.nand.next_page(block)
     }
 
     #[inline]
-    pub(super) fn is_valid(&self, ppn: u32) -> bool {
+    fn is_valid(&self, ppn: u32) -> bool {
         self.nand.oob_lpn(ppn).is_some_and(|l| self.loc[l as usize] == ppn)
+    }
+
+    /// What the scheme reads when it decides.
+    #[inline]
+    fn view(&self) -> LogView<'_> {
+        LogView { nand: &self.nand, pages_per_block: self.ppb, log_blocks: self.log_limit }
     }
 
     // ---- block management ----
 
-    pub(super) fn alloc(&mut self, plane: usize, role: Role) -> Result<u32, Error> {
+    fn alloc(&mut self, plane: usize, role: Role) -> Result<u32, Error> {
         let Some(b) = self.p[plane].free.pop_front() else {
-            return Err(Error::DeviceFull(format!("{}: plane {plane} has no free block", self.scheme.name())));
+            return Err(Error::DeviceFull(format!("{}: plane {plane} has no free block", S::NAME)));
         };
         debug_assert_eq!(self.role[b as usize], Role::Free);
         self.role[b as usize] = role;
         Ok(b)
     }
 
-    pub(super) fn release(&mut self, plane: usize, block: u32, t: u64) -> u64 {
+    fn release(&mut self, plane: usize, block: u32, t: u64) -> u64 {
         let done = self.nand.erase_segment(block, t);
         self.role[block as usize] = Role::Free;
         self.p[plane].free.push_back(block);
@@ -314,7 +387,7 @@ impl HybridFtl {
     }
 
     /// Skip `block`'s pages up to (not including) `page`: they stay erased (free of cost).
-    pub(super) fn pad_to(&mut self, block: u32, page: u32, t: u64) -> u64 {
+    fn pad_to(&mut self, block: u32, page: u32, t: u64) -> u64 {
         let next = self.next(block);
         if page > next {
             self.nand.skip_to(block, page);
@@ -324,7 +397,7 @@ impl HybridFtl {
     }
 
     /// Program host data for `lpn` at the next page of `block`.
-    pub(super) fn program_host(&mut self, block: u32, lpn: u64, tag: u32, t: u64) -> u64 {
+    fn program_host(&mut self, block: u32, lpn: u64, tag: u32, t: u64) -> u64 {
         let ppn = block * self.ppb + self.next(block);
         let done = match self.copy_from.take() {
             Some(src) => self.nand.move_page_as(self.loc[src as usize], ppn, lpn as u32, t),
@@ -357,9 +430,9 @@ impl HybridFtl {
         (cur != NONE).then_some(cur)
     }
 
-    /// Merge copy of `lpn` (see [`HybridFtl::merge_source`]) to offset `off` of `block`, if it
-    /// has data.
-    pub(super) fn merge_copy(&mut self, lpn: u64, block: u32, off: u32, t: u64) -> u64 {
+    /// Merge copy of `lpn` (see [`LogBlockFtl::merge_source`]) to offset `off` of `block`, if
+    /// it has data.
+    fn merge_copy(&mut self, lpn: u64, block: u32, off: u32, t: u64) -> u64 {
         match self.merge_source(lpn) {
             Some(src) => {
                 let done = self.pad_to(block, off, t);
@@ -383,14 +456,14 @@ impl HybridFtl {
     }
 
     /// `tgt` gets new data (a write or a trim): a copy still waiting for it is void.
-    pub(super) fn supersede(&mut self, tgt: u64) {
+    fn supersede(&mut self, tgt: u64) {
         if !self.pending.is_empty() && self.take_pending(tgt).is_some() {
             self.report.defrag_superseded += 1;
         }
     }
 
     /// Targets waiting on `src`, which is about to change: each must be copied first.
-    pub(super) fn waiting_targets(&mut self, src: u64) -> Vec<u64> {
+    fn waiting_targets(&mut self, src: u64) -> Vec<u64> {
         if self.waiting_on.is_empty() {
             return Vec::new();
         }
@@ -403,7 +476,7 @@ impl HybridFtl {
 
     /// Record a copy of `src`'s data to `tgt`, done at `tgt`'s next merge. `tgt`'s own waiting
     /// copy is void, and copies waiting on `tgt` must have been made (`waiting_targets`).
-    pub(super) fn defer_copy(&mut self, src: u64, tgt: u64) {
+    fn defer_copy(&mut self, src: u64, tgt: u64) {
         self.supersede(tgt);
         debug_assert!(!self.waiting_on.contains_key(&tgt), "copies waiting on the target were made first");
         let src = self.pending.get(&src).copied().unwrap_or(src);
@@ -419,9 +492,35 @@ impl HybridFtl {
         self.report.defrag_deferred += 1;
     }
 
-    // ---- write classes ----
+    /// `lpn` is about to get new data: its own waiting copy is void, and copies waiting on it
+    /// are made now, eagerly.
+    fn before_change(&mut self, lpn: u64, t: u64) -> Result<u64, Error> {
+        self.supersede(lpn);
+        let mut done = t;
+        for tgt in self.waiting_targets(lpn) {
+            self.report.defrag_forced += 1;
+            done = done.max(self.copy_now(lpn, tgt, t)?);
+        }
+        Ok(done)
+    }
 
-    pub(super) fn classify(&self, plane: usize, lbn: u32, off: u32, lpn: u64) -> Class {
+    /// Copy `src`'s current page to `tgt` at once, placed as a write of `tgt`.
+    fn copy_now(&mut self, src: u64, tgt: u64, t: u64) -> Result<u64, Error> {
+        let cur = self.loc[src as usize];
+        if cur == NONE {
+            return Ok(self.trim_page(tgt, t));
+        }
+        let tag = self.nand.oob_tag(cur).unwrap_or(0);
+        self.copy_from = Some(src);
+        let done = self.host_write(tgt, tag, t)?;
+        debug_assert!(self.copy_from.is_none(), "the copy was programmed");
+        self.report.defrag_eager += 1;
+        Ok(done)
+    }
+
+    // ---- host writes ----
+
+    fn classify(&self, plane: usize, lbn: u32, off: u32, lpn: u64) -> Class {
         let d = self.p[plane].data[lbn as usize];
         if d == NONE || off >= self.next(d) {
             return Class::InPlace;
@@ -433,7 +532,7 @@ impl HybridFtl {
         }
     }
 
-    pub(super) fn count_update(&mut self, class: Class) {
+    fn count_update(&mut self, class: Class) {
         match class {
             Class::Pure => self.report.update_pure += 1,
             Class::Wasted => self.report.update_wasted += 1,
@@ -441,16 +540,47 @@ impl HybridFtl {
         }
     }
 
+    /// A host write (or an eager defragmentation copy) of `lpn`: in place when its offset is
+    /// above the data block's program point, else where the scheme says, after the merges it
+    /// asks for (which may make the write in place).
+    fn host_write(&mut self, lpn: u64, tag: u32, t: u64) -> Result<u64, Error> {
+        let (plane, lbn, off) = self.locate(lpn);
+        let mut done = t;
+        loop {
+            let class = self.classify(plane, lbn, off, lpn);
+            if class == Class::InPlace {
+                return Ok(done.max(self.write_in_place(plane, lbn, off, lpn, tag, t)?));
+            }
+            let v = LogView { nand: &self.nand, pages_per_block: self.ppb, log_blocks: self.log_limit };
+            let (log, dedicated) = match self.logs[plane].choose(&v, lbn, off) {
+                LogChoice::Dedicated(b) => (b, true),
+                LogChoice::Shared(b) => (b, false),
+                LogChoice::Open { dedicated } => {
+                    let b = self.alloc(plane, Role::Log)?;
+                    self.logs[plane].opened(b, lbn, dedicated);
+                    (b, dedicated)
+                }
+                LogChoice::Merge(m) => {
+                    done = done.max(self.merge(plane, m, t)?);
+                    continue;
+                }
+                LogChoice::CopyMerge => {
+                    self.count_update(class);
+                    return Ok(done.max(self.copy_merge(plane, lbn, off, lpn, tag, t)?));
+                }
+            };
+            debug_assert_eq!(self.role[log as usize], Role::Log, "{} chose block {log}", S::NAME);
+            self.count_update(class);
+            done = done.max(self.program_host(log, lpn, tag, t));
+            if dedicated && self.next(log) == self.ppb {
+                done = done.max(self.merge(plane, Merge::Lbn(lbn), done)?);
+            }
+            return Ok(done);
+        }
+    }
+
     /// First write at its offset in the data block (allocating one if the LBN has none).
-    pub(super) fn write_in_place(
-        &mut self,
-        plane: usize,
-        lbn: u32,
-        off: u32,
-        lpn: u64,
-        tag: u32,
-        t: u64,
-    ) -> Result<u64, Error> {
+    fn write_in_place(&mut self, plane: usize, lbn: u32, off: u32, lpn: u64, tag: u32, t: u64) -> Result<u64, Error> {
         let mut d = self.p[plane].data[lbn as usize];
         if d == NONE {
             d = self.alloc(plane, Role::Data(lbn))?;
@@ -461,11 +591,11 @@ impl HybridFtl {
         Ok(done.max(self.program_host(d, lpn, tag, t)))
     }
 
-    /// [`Ftl::fill_sequential`](super::Ftl::fill_sequential): on a fresh device every page of
-    /// a sequential fill is the next offset of its logical block (each plane's slice is written
-    /// in order), so each write is in place ([`HybridFtl::write_in_place`], a data block taken
-    /// at its first offset) whatever the scheme; no merge, no log block, no padding.
-    pub(super) fn fill_sequential(&mut self, first_tag: u32) -> Result<bool, Error> {
+    /// [`Ftl::fill_sequential`]: on a fresh device every page of a sequential fill is the next
+    /// offset of its logical block (each plane's slice is written in order), so each write is
+    /// in place (a data block taken at its first offset) whatever the scheme; no merge, no log
+    /// block, no padding.
+    fn fill(&mut self, first_tag: u32) -> Result<bool, Error> {
         let fresh = self.counters == FtlCounters::default()
             && self.nand.counters == crate::nand::NandCounters::default()
             && self.pending.is_empty()
@@ -474,7 +604,7 @@ impl HybridFtl {
             return Ok(false);
         }
         for lpn in 0..self.logical {
-            let (plane, lbn, off) = locate(self, lpn);
+            let (plane, lbn, off) = self.locate(lpn);
             debug_assert_eq!(self.classify(plane, lbn, off, lpn), Class::InPlace, "fill of lpn {lpn}");
             self.counters.host_writes += 1;
             self.write_in_place(plane, lbn, off, lpn, first_tag.wrapping_add(lpn as u32), 0)?;
@@ -482,11 +612,81 @@ impl HybridFtl {
         Ok(true)
     }
 
+    fn trim_page(&mut self, lpn: u64, t_ns: u64) -> u64 {
+        self.check_lpn(lpn);
+        self.counters.trims += 1;
+        self.loc[lpn as usize] = NONE;
+        t_ns
+    }
+
+    fn check_lpn(&self, lpn: u64) {
+        assert!(lpn < self.logical, "lpn {lpn} beyond the logical capacity: the host layer must reject it");
+    }
+
     // ---- merges ----
+
+    fn merge(&mut self, plane: usize, m: Merge, t: u64) -> Result<u64, Error> {
+        match m {
+            Merge::Lbn(lbn) => {
+                let log = self.logs[plane].detach(lbn).expect("a merged LBN has a dedicated log block");
+                match self.try_switch_or_partial(plane, lbn, log, t) {
+                    Some(done) => Ok(done),
+                    None => self.full_merge(plane, lbn, &[log], t),
+                }
+            }
+            Merge::Shared(block) => self.reclaim(plane, block, t),
+        }
+    }
+
+    /// Reclaim shared log block `victim`: full-merge every LBN with a current page in it (in
+    /// page order of their first such page), each with its dedicated log block, then erase it.
+    fn reclaim(&mut self, plane: usize, victim: u32, t: u64) -> Result<u64, Error> {
+        let mut lbns = Vec::new();
+        for i in 0..self.next(victim) {
+            let ppn = victim * self.ppb + i;
+            if self.is_valid(ppn) {
+                let lpn = self.nand.oob_lpn(ppn).unwrap() as u64;
+                let lbn = self.locate(lpn).1;
+                if !lbns.contains(&lbn) {
+                    lbns.push(lbn);
+                }
+            }
+        }
+        let mut done = t;
+        for lbn in lbns {
+            let own = self.logs[plane].detach(lbn);
+            done = done.max(self.full_merge(plane, lbn, own.as_slice(), t)?);
+        }
+        Ok(done.max(self.release(plane, victim, done)))
+    }
+
+    /// Copy-merge of `lbn` taking host data for `lpn` at `off` (schemes without log blocks): a
+    /// new block receives the current pages below `off` (copy-back), the new page, then the
+    /// current pages above; the old data block is erased. Counted as a full merge.
+    fn copy_merge(&mut self, plane: usize, lbn: u32, off: u32, lpn: u64, tag: u32, t: u64) -> Result<u64, Error> {
+        let old = self.p[plane].data[lbn as usize];
+        debug_assert_ne!(old, NONE);
+        let new = self.alloc(plane, Role::Data(lbn))?;
+        let mut done = t;
+        for i in 0..self.ppb {
+            if i == off {
+                done = done.max(self.pad_to(new, i, t));
+                done = done.max(self.program_host(new, lpn, tag, t));
+                continue;
+            }
+            let Some(l) = self.lpn_at(plane, lbn, i) else { break };
+            done = done.max(self.merge_copy(l, new, i, t));
+        }
+        self.p[plane].data[lbn as usize] = new;
+        done = done.max(self.release(plane, old, done));
+        self.report.full_merges += 1;
+        self.counters.gc_victims += 1;
+        Ok(done)
+    }
 
     /// Switch or partial merge of `log` (a log block dedicated to `lbn`) if its shape allows;
     /// `None` if it needs a full merge. On success the log is the LBN's data block.
-    pub(super) fn try_switch_or_partial(&mut self, plane: usize, lbn: u32, log: u32, t: u64) -> Option<u64> {
+    fn try_switch_or_partial(&mut self, plane: usize, lbn: u32, log: u32, t: u64) -> Option<u64> {
         let k = self.next(log);
         if k == 0 {
             return None;
@@ -532,7 +732,7 @@ impl HybridFtl {
     /// Full merge of `lbn`: a new data block gets the current version of every offset; the old
     /// data block and `own_logs` (log blocks dedicated to this LBN, already detached from the
     /// scheme's structures) are erased. With no current page left, the LBN keeps no data block.
-    pub(super) fn full_merge(&mut self, plane: usize, lbn: u32, own_logs: &[u32], t: u64) -> Result<u64, Error> {
+    fn full_merge(&mut self, plane: usize, lbn: u32, own_logs: &[u32], t: u64) -> Result<u64, Error> {
         let mut srcs = Vec::with_capacity(self.ppb as usize);
         for i in 0..self.ppb {
             let Some(lpn) = self.lpn_at(plane, lbn, i) else { break };
@@ -564,39 +764,14 @@ impl HybridFtl {
         Ok(erased)
     }
 
-    // ---- Ftl helpers ----
-
-    pub(super) fn check_lpn(&self, lpn: u64) {
-        assert!(lpn < self.logical, "lpn {lpn} beyond the logical capacity: the host layer must reject it");
-    }
-
-    pub(super) fn do_read(&mut self, lpn: u64, t_ns: u64) -> ReadOutcome {
-        self.check_lpn(lpn);
-        self.counters.host_reads += 1;
-        let from = if self.pending.is_empty() { lpn } else { self.pending.get(&lpn).copied().unwrap_or(lpn) };
-        let ppn = self.loc[from as usize];
-        if ppn == NONE {
-            self.counters.unmapped_reads += 1;
-            return ReadOutcome { done_ns: t_ns, tag: None };
-        }
-        let done_ns = self.nand.read(ppn, t_ns);
-        ReadOutcome { done_ns, tag: Some(self.nand.oob_tag(ppn).unwrap_or(0)) }
-    }
-
-    pub(super) fn do_trim(&mut self, lpn: u64, t_ns: u64) -> u64 {
-        self.check_lpn(lpn);
-        self.counters.trims += 1;
-        self.loc[lpn as usize] = NONE;
-        t_ns
-    }
-
-    pub(super) fn table_bytes(&self) -> u64 {
+    fn table_bytes_used(&self) -> u64 {
         let lbns: u64 = self.p.iter().map(|p| p.data.len() as u64).sum();
         lbns * 4 + self.report.log_blocks * self.ppb as u64 * 4
     }
 
-    /// O(device) check: block roles, block map and log maps agree with the NAND OOB.
-    pub(super) fn validate(&self) -> Result<(), String> {
+    /// O(device) check: block roles, block map and the scheme's log blocks agree with the NAND
+    /// OOB.
+    fn check(&self) -> Result<(), String> {
         let ppb = self.ppb;
         let mut seen_log = vec![false; self.role.len()];
         for (pi, p) in self.p.iter().enumerate() {
@@ -624,29 +799,18 @@ impl HybridFtl {
                     ));
                 }
             }
-            // Log maps.
-            let mut logs = Vec::new();
-            for (lbn, &l) in p.bast_log.iter().enumerate() {
-                if l != NONE {
-                    if !p.lru.contains(&(lbn as u32)) {
-                        return Err(format!("plane {pi}: lbn {lbn} has log block {l} but is not in the LRU list"));
-                    }
-                    logs.push(l);
-                }
-            }
-            if p.lru.len() != logs.len() {
-                return Err(format!("plane {pi}: LRU list has {} lbns for {} log blocks", p.lru.len(), logs.len()));
-            }
-            if let Some((sw, _)) = p.sw {
-                logs.push(sw);
-            }
-            logs.extend(p.rw.iter().copied());
+            // The scheme's log blocks.
+            self.logs[pi].validate().map_err(|e| format!("plane {pi}: {e}"))?;
+            let logs = self.logs[pi].logs();
             if logs.len() > self.log_limit as usize {
                 return Err(format!("plane {pi}: {} log blocks in use, limit {}", logs.len(), self.log_limit));
             }
             for &l in &logs {
                 if !in_plane(l) || self.role[l as usize] != Role::Log || seen_log[l as usize] {
-                    return Err(format!("plane {pi}: log block {l} is {:?} or listed twice", self.role[l as usize]));
+                    return Err(format!(
+                        "plane {pi}: log block {l} is {:?} or listed twice",
+                        self.role.get(l as usize)
+                    ));
                 }
                 seen_log[l as usize] = true;
             }
@@ -679,6 +843,7 @@ impl HybridFtl {
             }
         }
         // Every current page: programmed, names its lpn, and lies where the maps say.
+        let v = self.view();
         for (lpn, &ppn) in self.loc.iter().enumerate() {
             if ppn == NONE {
                 continue;
@@ -689,32 +854,21 @@ impl HybridFtl {
             {
                 return Err(format!("lpn {lpn} maps to ppn {ppn} whose OOB names {:?}", self.nand.oob_lpn(ppn)));
             }
-            let (plane, local) = self.split(lpn as u64);
-            let (lbn, off) = ((local / ppb as u64) as u32, (local % ppb as u64) as u32);
+            let (plane, lbn, off) = self.locate(lpn as u64);
             let (block, page) = (ppn / ppb, ppn % ppb);
             if block / self.bpp != plane as u32 {
                 return Err(format!("lpn {lpn} of plane {plane} stored in block {block} of another plane"));
             }
-            let p = &self.p[plane];
             match self.role[block as usize] {
                 Role::Data(l) => {
-                    if l != lbn || page != off || p.data[lbn as usize] != block {
+                    if l != lbn || page != off || self.p[plane].data[lbn as usize] != block {
                         return Err(format!(
                             "lpn {lpn} (lbn {lbn} offset {off}) at block {block} page {page}, data of lbn {l}"
                         ));
                     }
                 }
                 Role::Log => {
-                    let ok = match self.scheme {
-                        Scheme::Bast => {
-                            p.bast_log[lbn as usize] == block
-                                && (page + 1..self.next(block))
-                                    .all(|q| self.nand.oob_lpn(block * ppb + q) != Some(lpn as u32))
-                        }
-                        Scheme::Fast => p.sw == Some((block, lbn)) || p.rw.contains(&block),
-                        Scheme::Block => false,
-                    };
-                    if !ok {
+                    if !self.logs[plane].holds(&v, block, page, lbn, lpn as u64) {
                         return Err(format!("lpn {lpn} (lbn {lbn}) maps to log block {block} page {page}, which the log maps do not give"));
                     }
                 }
@@ -741,116 +895,88 @@ impl HybridFtl {
     }
 }
 
-/// Implements [`super::Ftl`] for a wrapper holding a `HybridFtl` in field `0` with a
-/// `host_write` method, and the defragmentation-copy steps that need that `host_write`.
-macro_rules! impl_hybrid_ftl {
-    ($t:ty) => {
-        impl $crate::ftl::Ftl for $t {
-            fn read(&mut self, lpn: u64, t_ns: u64) -> Result<$crate::ftl::ReadOutcome, $crate::error::Error> {
-                Ok(self.0.do_read(lpn, t_ns))
+impl<S: LogScheme> Ftl for LogBlockFtl<S> {
+    fn read(&mut self, lpn: u64, t_ns: u64) -> Result<ReadOutcome, Error> {
+        self.check_lpn(lpn);
+        self.counters.host_reads += 1;
+        let from = if self.pending.is_empty() { lpn } else { self.pending.get(&lpn).copied().unwrap_or(lpn) };
+        let ppn = self.loc[from as usize];
+        if ppn == NONE {
+            self.counters.unmapped_reads += 1;
+            return Ok(ReadOutcome { done_ns: t_ns, tag: None });
+        }
+        let done_ns = self.nand.read(ppn, t_ns);
+        Ok(ReadOutcome { done_ns, tag: Some(self.nand.oob_tag(ppn).unwrap_or(0)) })
+    }
+
+    fn write(&mut self, lpn: u64, tag: u32, t_ns: u64) -> Result<u64, Error> {
+        self.check_lpn(lpn);
+        self.counters.host_writes += 1;
+        let done = self.before_change(lpn, t_ns)?;
+        Ok(done.max(self.host_write(lpn, tag, t_ns)?))
+    }
+
+    fn trim(&mut self, lpn: u64, t_ns: u64) -> Result<u64, Error> {
+        self.check_lpn(lpn);
+        let done = self.before_change(lpn, t_ns)?;
+        Ok(done.max(self.trim_page(lpn, t_ns)))
+    }
+
+    /// `DefragMode::Merge`: recorded for the target's next merge (see [`DefragMode`]).
+    /// `Eager`: each page is placed where the scheme would put a write of `tgt`, programmed by
+    /// copy-back from the source's current flash page. Either way no host transfer.
+    fn defrag_copy(&mut self, src: u64, tgt: u64, pages: u64, t_ns: u64) -> Result<u64, Error> {
+        let mut done = t_ns;
+        for i in 0..pages {
+            let (s, d) = (src + i, tgt + i);
+            self.check_lpn(s);
+            self.check_lpn(d);
+            if s == d {
+                continue;
             }
-            fn write(&mut self, lpn: u64, tag: u32, t_ns: u64) -> Result<u64, $crate::error::Error> {
-                self.0.check_lpn(lpn);
-                self.0.counters.host_writes += 1;
-                let done = self.before_change(lpn, t_ns)?;
-                Ok(done.max(self.host_write(lpn, tag, t_ns)?))
-            }
-            fn trim(&mut self, lpn: u64, t_ns: u64) -> Result<u64, $crate::error::Error> {
-                self.0.check_lpn(lpn);
-                let done = self.before_change(lpn, t_ns)?;
-                Ok(done.max(self.0.do_trim(lpn, t_ns)))
-            }
-            /// `DefragMode::Merge`: recorded for the target's next merge (see
-            /// [`DefragMode`](crate::ftl::hybrid::DefragMode)). `Eager`: each page is placed
-            /// where the scheme would put a write of `tgt`, programmed by copy-back from the
-            /// source's current flash page. Either way no host transfer.
-            fn defrag_copy(&mut self, src: u64, tgt: u64, pages: u64, t_ns: u64) -> Result<u64, $crate::error::Error> {
-                let mut done = t_ns;
-                for i in 0..pages {
-                    let (s, d) = (src + i, tgt + i);
-                    self.0.check_lpn(s);
-                    self.0.check_lpn(d);
-                    if s == d {
-                        continue;
-                    }
-                    done = done.max(self.before_change(d, t_ns)?);
-                    match self.0.defrag {
-                        $crate::ftl::hybrid::DefragMode::Merge => self.0.defer_copy(s, d),
-                        $crate::ftl::hybrid::DefragMode::Eager => done = done.max(self.copy_now(s, d, t_ns)?),
-                    }
-                }
-                Ok(done)
-            }
-            fn logical_pages(&self) -> u64 {
-                self.0.logical
-            }
-            fn counters(&self) -> $crate::ftl::FtlCounters {
-                self.0.counters
-            }
-            fn nand(&self) -> &$crate::nand::Nand {
-                &self.0.nand
-            }
-            fn nand_mut(&mut self) -> &mut $crate::nand::Nand {
-                &mut self.0.nand
-            }
-            fn validate(&self) -> Result<(), String> {
-                self.0.validate()
-            }
-            fn fill_sequential(&mut self, first_tag: u32) -> Result<bool, $crate::error::Error> {
-                self.0.fill_sequential(first_tag)
-            }
-            fn mapped_ppn(&self, lpn: u64) -> Option<u32> {
-                let ppn = self.0.loc[lpn as usize];
-                (ppn != $crate::ftl::hybrid::NONE).then_some(ppn)
-            }
-            fn table_bytes(&self) -> u64 {
-                self.0.table_bytes()
-            }
-            fn hybrid_report(&self) -> Option<$crate::ftl::HybridReport> {
-                Some(self.0.report)
+            done = done.max(self.before_change(d, t_ns)?);
+            match self.defrag {
+                DefragMode::Merge => self.defer_copy(s, d),
+                DefragMode::Eager => done = done.max(self.copy_now(s, d, t_ns)?),
             }
         }
+        Ok(done)
+    }
 
-        impl $t {
-            /// `lpn` is about to get new data: its own waiting copy is void, and copies waiting
-            /// on it are made now, eagerly.
-            fn before_change(&mut self, lpn: u64, t: u64) -> Result<u64, $crate::error::Error> {
-                self.0.supersede(lpn);
-                let mut done = t;
-                for tgt in self.0.waiting_targets(lpn) {
-                    self.0.report.defrag_forced += 1;
-                    done = done.max(self.copy_now(lpn, tgt, t)?);
-                }
-                Ok(done)
-            }
+    fn logical_pages(&self) -> u64 {
+        self.logical
+    }
 
-            /// Copy `src`'s current page to `tgt` at once, placed as a write of `tgt`.
-            fn copy_now(&mut self, src: u64, tgt: u64, t: u64) -> Result<u64, $crate::error::Error> {
-                let cur = self.0.loc[src as usize];
-                if cur == $crate::ftl::hybrid::NONE {
-                    return Ok(self.0.do_trim(tgt, t));
-                }
-                let tag = self.0.nand.oob_tag(cur).unwrap_or(0);
-                self.0.copy_from = Some(src);
-                let done = self.host_write(tgt, tag, t)?;
-                debug_assert!(self.0.copy_from.is_none(), "the copy was programmed");
-                self.0.report.defrag_eager += 1;
-                Ok(done)
-            }
-        }
-    };
-}
-pub(super) use impl_hybrid_ftl;
+    fn counters(&self) -> FtlCounters {
+        self.counters
+    }
 
-/// Default log blocks per plane: 3% of the plane's blocks (the paper's FAST setup: 2,048 log
-/// blocks of a 4 GB device ≈ 6% of the blocks; we take half that), at least `min`.
-pub(super) fn default_log_blocks(spec: &FtlSpec, min: u32) -> u32 {
-    (spec.layout.geo.blocks_per_plane * 3 / 100).max(min)
-}
+    fn nand(&self) -> &Nand {
+        &self.nand
+    }
 
-/// (plane, lbn, offset) of `lpn`.
-#[inline]
-pub(super) fn locate(h: &HybridFtl, lpn: u64) -> (usize, u32, u32) {
-    let (plane, local) = h.split(lpn);
-    (plane, (local / h.ppb as u64) as u32, (local % h.ppb as u64) as u32)
+    fn nand_mut(&mut self) -> &mut Nand {
+        &mut self.nand
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        self.check()
+    }
+
+    fn fill_sequential(&mut self, first_tag: u32) -> Result<bool, Error> {
+        self.fill(first_tag)
+    }
+
+    fn mapped_ppn(&self, lpn: u64) -> Option<u32> {
+        let ppn = self.loc[lpn as usize];
+        (ppn != NONE).then_some(ppn)
+    }
+
+    fn table_bytes(&self) -> u64 {
+        self.table_bytes_used()
+    }
+
+    fn hybrid_report(&self) -> Option<HybridReport> {
+        Some(self.report)
+    }
 }

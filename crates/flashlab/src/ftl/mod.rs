@@ -4,8 +4,9 @@
 //! owns a [`Nand`] and drives it. Page-mapped schemes (`page`, whole table in RAM; `dftl` and
 //! `wadpm`, tables cached from flash — `page.rs` generic over `maptable.rs`) collect garbage
 //! with the victim policies of `gc/`, the schedules of `schedule/` and the allocator of
-//! `alloc.rs`; the block-mapped and log-block schemes (`block`, `bast`, `fast` on `hybrid.rs`)
-//! merge instead ([`MappingCaps::gc_policy`]).
+//! `alloc.rs`; the block-mapped and log-block schemes (`block`, `bast`, `fast`: one
+//! [`hybrid::LogScheme`] each, on the mechanism [`hybrid::LogBlockFtl`]) merge instead
+//! ([`MappingCaps::gc_policy`]).
 //!
 //! Every FTL keeps these invariants, checked by [`Ftl::validate`] in check mode:
 //! - every mapped logical page points at a programmed physical page whose OOB names it;
@@ -336,6 +337,17 @@ pub enum Striping {
     Dynamic,
 }
 
+impl Striping {
+    /// The name in configs (`ftl.striping`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Striping::Full => "full",
+            Striping::None => "none",
+            Striping::Dynamic => "dynamic",
+        }
+    }
+}
+
 /// `[ftl]`: mapping scheme, garbage collection and write placement.
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -390,6 +402,20 @@ impl FtlConfig {
     pub fn gc_name(&self) -> &str {
         self.gc.as_deref().unwrap_or(DEFAULT_GC)
     }
+
+    /// The first GC key that is set (`ftl.gc`, `ftl.gc_params.K`, `ftl.gc_schedule`,
+    /// `ftl.gc_schedule_params.K`), dotted: what a scheme without a victim policy refuses.
+    pub fn gc_key_set(&self) -> Option<String> {
+        if self.gc.is_some() {
+            Some("ftl.gc".to_string())
+        } else if let Some(k) = self.gc_params.keys().next() {
+            Some(format!("ftl.gc_params.{k}"))
+        } else if self.gc_schedule.is_some() {
+            Some("ftl.gc_schedule".to_string())
+        } else {
+            self.gc_schedule_params.keys().next().map(|k| format!("ftl.gc_schedule_params.{k}"))
+        }
+    }
 }
 
 impl Default for FtlConfig {
@@ -426,12 +452,29 @@ pub struct MappingCaps {
     /// Whether the scheme collects garbage with a victim policy (`ftl.gc`, `gc_params`) and a
     /// GC schedule; the log-block schemes merge instead, and those keys are errors there.
     pub gc_policy: bool,
+    /// The erase / GC units it runs on (`ftl.gc_unit`).
+    pub units: &'static [GcUnit],
+    /// The placements across planes it runs with (`ftl.striping`). Beyond these lists, one
+    /// rule holds for every scheme: [`layout_rule`].
+    pub stripings: &'static [Striping],
 }
 
 /// A registry line of [`MAPPINGS`].
 pub type MappingEntry = Entry<MappingBuildFn, MappingCaps>;
 
-/// The registry: one line per mapping scheme (its file holds the scheme and its `build`).
+/// Block and line units.
+const ANY_UNIT: &[GcUnit] = &[GcUnit::Block, GcUnit::Line];
+/// Block units only: the scheme keeps data in its plane.
+const BLOCK_UNIT: &[GcUnit] = &[GcUnit::Block];
+/// Every striping.
+const ANY_STRIPING: &[Striping] = &[Striping::Full, Striping::None, Striping::Dynamic];
+/// Stripings that fix each logical page's plane by its address.
+const BY_ADDRESS: &[Striping] = &[Striping::Full, Striping::None];
+/// LPN mod planes only (WADPM's Eq. 1).
+const FULL_ONLY: &[Striping] = &[Striping::Full];
+
+/// The registry: one line per mapping scheme (its file holds the scheme and its `build`; a
+/// log-block scheme is a [`hybrid::LogScheme`] built by `hybrid::build::<Scheme>`).
 pub const MAPPINGS: Registry<MappingBuildFn, MappingCaps> = Registry {
     id: "mapping",
     kind: "mapping scheme",
@@ -443,35 +486,35 @@ pub const MAPPINGS: Registry<MappingBuildFn, MappingCaps> = Registry {
             name: "page",
             about: "page-level mapping, whole table in RAM; GC by a victim policy",
             params: crate::reference::no_params,
-            caps: MappingCaps { gc_policy: true },
+            caps: MappingCaps { gc_policy: true, units: ANY_UNIT, stripings: ANY_STRIPING },
             build: page::build,
         },
         Entry {
             name: "block",
             about: "block-level mapping per plane; updates copy-merge the block",
             params: crate::reference::no_params,
-            caps: MappingCaps { gc_policy: false },
-            build: block::build,
+            caps: MappingCaps { gc_policy: false, units: BLOCK_UNIT, stripings: BY_ADDRESS },
+            build: hybrid::build::<block::Block>,
         },
         Entry {
             name: "bast",
             about: "hybrid: one log block per data block, LRU log replacement (BAST)",
             params: crate::reference::schema_of::<hybrid::LogParams>,
-            caps: MappingCaps { gc_policy: false },
-            build: bast::build,
+            caps: MappingCaps { gc_policy: false, units: BLOCK_UNIT, stripings: BY_ADDRESS },
+            build: hybrid::build::<bast::Bast>,
         },
         Entry {
             name: "fast",
             about: "hybrid: one sequential + fully associative random log blocks (FAST)",
             params: crate::reference::schema_of::<hybrid::LogParams>,
-            caps: MappingCaps { gc_policy: false },
-            build: fast::build,
+            caps: MappingCaps { gc_policy: false, units: BLOCK_UNIT, stripings: BY_ADDRESS },
+            build: hybrid::build::<fast::Fast>,
         },
         Entry {
             name: "dftl",
             about: "demand-based page mapping: cached mapping table, translation pages in flash (Gupta et al. 2009)",
             params: dftl::params,
-            caps: MappingCaps { gc_policy: true },
+            caps: MappingCaps { gc_policy: true, units: ANY_UNIT, stripings: ANY_STRIPING },
             build: dftl::build,
         },
         Entry {
@@ -479,11 +522,71 @@ pub const MAPPINGS: Registry<MappingBuildFn, MappingCaps> = Registry {
             about:
                 "plane-level page mapping, table in flash, LRU cache of entries (Workload-Aware Dynamic Page Mapping)",
             params: crate::reference::schema_of::<mapcache::CacheParams>,
-            caps: MappingCaps { gc_policy: true },
+            caps: MappingCaps { gc_policy: true, units: BLOCK_UNIT, stripings: FULL_ONLY },
             build: wadpm::build,
         },
     ],
 };
+
+impl MappingEntry {
+    /// Refuse a layout the scheme does not run on: a unit or a striping missing from its lists
+    /// (the error names the key, the scheme and the valid values), or a combination
+    /// [`layout_rule`] refuses.
+    pub fn check_layout(&self, unit: GcUnit, striping: Striping) -> Result<(), Error> {
+        if !self.caps.units.contains(&unit) {
+            return Err(self.refuse("ftl.gc_unit", unit.name(), self.caps.units.iter().map(|u| u.name())));
+        }
+        if !self.caps.stripings.contains(&striping) {
+            return Err(self.refuse("ftl.striping", striping.name(), self.caps.stripings.iter().map(|s| s.name())));
+        }
+        layout_rule(unit, striping)
+    }
+
+    /// Every (unit, striping) the scheme runs on, units first, in the order of its lists.
+    pub fn layouts(&self) -> Vec<(GcUnit, Striping)> {
+        let pairs = self.caps.units.iter().flat_map(|&u| self.caps.stripings.iter().map(move |&s| (u, s)));
+        pairs.filter(|&(u, s)| layout_rule(u, s).is_ok()).collect()
+    }
+
+    fn refuse(&self, key: &str, value: &str, valid: impl Iterator<Item = &'static str>) -> Error {
+        let valid: Vec<String> = valid.map(|v| format!("\"{v}\"")).collect();
+        Error::config(
+            key,
+            format!("mapping `{}` does not run with {key} = \"{value}\"; valid: {}", self.name, valid.join(", ")),
+        )
+    }
+}
+
+/// The layout rule of every scheme, beyond its lists: a line (the same block in every plane)
+/// is one pool across the planes, so the stripings that pick a plane per write (`none`: by
+/// address range, `dynamic`: the plane free first) need block units.
+pub fn layout_rule(unit: GcUnit, striping: Striping) -> Result<(), Error> {
+    if unit == GcUnit::Line && striping != Striping::Full {
+        return Err(Error::config(
+            "ftl.striping",
+            "`none` and `dynamic` need gc_unit = \"block\": a line spans every plane",
+        ));
+    }
+    Ok(())
+}
+
+/// The registry entry of the scheme `config` names, once the config suits it: a known name,
+/// a layout it runs on ([`MappingEntry::check_layout`], with the layout's unit `unit`), and no
+/// GC key unless it has a victim policy ([`MappingCaps::gc_policy`]).
+pub fn check(config: &FtlConfig, unit: GcUnit) -> Result<&'static MappingEntry, Error> {
+    let m = MAPPINGS.find(&config.mapping)?;
+    m.check_layout(unit, config.striping)?;
+    if let Some(key) = config.gc_key_set().filter(|_| !m.caps.gc_policy) {
+        return Err(Error::config(
+            key,
+            format!(
+                "mapping `{}` merges blocks when a write needs one; it has no GC victim policy or schedule (page-mapped schemes only)",
+                m.name
+            ),
+        ));
+    }
+    Ok(m)
+}
 
 /// The registry entry of mapping scheme `name`.
 pub fn mapping(name: &str) -> Option<&'static MappingEntry> {
@@ -494,9 +597,10 @@ pub fn mapping_names() -> Vec<&'static str> {
     MAPPINGS.names()
 }
 
-/// Build the FTL named in the spec's config; unknown names list the valid ones.
+/// Build the FTL named in the spec's config, once [`check`] accepts the config; unknown names
+/// list the valid ones.
 pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
-    (MAPPINGS.find(&spec.config.mapping)?.build)(spec)
+    (check(spec.config, spec.layout.unit)?.build)(spec)
 }
 
 /// Convenience for results: NAND counters difference.

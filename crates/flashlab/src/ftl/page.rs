@@ -16,7 +16,7 @@ use super::maptable::{MapTable, Resident};
 use super::schedule::{self, GcSchedule, Round, ScheduleContext};
 use super::{Flow, Ftl, FtlCounters, FtlSpec, GcReport, MappingReport, ReadOutcome, Striping};
 use crate::error::Error;
-use crate::nand::{GcUnit, Nand, NandCounters};
+use crate::nand::{Nand, NandCounters};
 
 const UNMAPPED: u32 = u32::MAX;
 
@@ -90,12 +90,6 @@ impl<M: MapTable> PageFtl<M> {
         let cfg = spec.config;
         let policy = gc::build(cfg.gc_name(), &layout, &cfg.gc_params)?;
         let streams = policy.streams();
-        if cfg.striping != Striping::Full && layout.unit == GcUnit::Line {
-            return Err(Error::config(
-                "ftl.striping",
-                "`none` and `dynamic` need gc_unit = \"block\": a line spans every plane",
-            ));
-        }
         let ctx = ScheduleContext {
             segments_per_pool: layout.segments_per_pool(),
             pages_per_segment: layout.pages_per_segment,
@@ -740,7 +734,7 @@ impl<M: MapTable> Ftl for PageFtl<M> {
 mod tests {
     use super::*;
     use crate::ftl::FtlConfig;
-    use crate::nand::{Geometry, Layout};
+    use crate::nand::{GcUnit, Geometry, Layout};
 
     /// 4 planes x 40 blocks x 8 pages with line GC: 40 lines of 32 pages. The `femu` schedule
     /// there: background GC at <= floor(0.25 * 40) = 10 free lines, victims need

@@ -4,7 +4,8 @@
 //! of it cached in controller RAM ([`MapCache`]). Address translation (paper eq. 1–3):
 //! plane = LPN mod planes, LPI = LPN div planes, and the plane's table maps LPI → PPI inside the
 //! plane. Data never leaves its plane, so every GC move is a copy-back (block GC units, one pool
-//! per plane, the GC victim policy of `[ftl] gc`).
+//! per plane, the GC victim policy of `[ftl] gc`): its registry line takes block units and
+//! `full` striping only.
 //!
 //! Built on the page-mapped FTL's mechanism (`page.rs`) with a cached table
 //! ([`CachedTable`]): this file supplies only the translation ([`Translate`] for [`PlaneMap`]),
@@ -16,9 +17,8 @@
 use super::mapcache::{CacheParams, MapCache};
 use super::maptable::{CachedTable, Translate, ENTRY_BYTES};
 use super::page::PageFtl;
-use super::{Ftl, FtlSpec, Striping};
+use super::{Ftl, FtlSpec};
 use crate::error::Error;
-use crate::nand::GcUnit;
 
 /// The plane-level translation of WADPM.
 #[derive(Clone, Copy, Debug)]
@@ -61,15 +61,6 @@ impl Translate for PlaneMap {
 }
 
 pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
-    if spec.layout.unit != GcUnit::Block {
-        return Err(Error::config("ftl.gc_unit", "wadpm keeps data in its plane: it needs gc_unit = \"block\""));
-    }
-    if spec.config.striping != Striping::Full {
-        return Err(Error::config(
-            "ftl.striping",
-            "wadpm places every page in plane LPN mod planes; leave striping at \"full\"",
-        ));
-    }
     let params = CacheParams::parse(&spec.config.mapping_params)?;
     let planes = spec.layout.planes as u64;
     assert_eq!(planes, spec.layout.pools as u64, "block GC units: one pool per plane");

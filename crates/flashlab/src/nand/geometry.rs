@@ -36,6 +36,16 @@ pub enum GcUnit {
     Line,
 }
 
+impl GcUnit {
+    /// The name in configs (`ftl.gc_unit`).
+    pub fn name(self) -> &'static str {
+        match self {
+            GcUnit::Block => "block",
+            GcUnit::Line => "line",
+        }
+    }
+}
+
 /// Most physical pages we address with `u32` page numbers (the last value is a sentinel).
 pub const MAX_PAGES: u64 = u32::MAX as u64 - 1;
 
