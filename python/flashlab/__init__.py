@@ -14,6 +14,7 @@ from ._flashlab import FlashlabError, __version__
 from .api import Result, check_config, policies, presets, run, trace_stats
 from .sweep import sweep
 from . import plot  # matplotlib is imported only when a plot is drawn
+from . import schema  # TypedDicts of results.json and the config (generated)
 
 __all__ = [
     "FlashlabError",
@@ -24,6 +25,7 @@ __all__ = [
     "plot",
     "presets",
     "run",
+    "schema",
     "sweep",
     "trace_stats",
 ]

@@ -8,7 +8,7 @@ import os
 import sys
 from typing import Any, Callable, Mapping, Optional, Union
 
-from . import _flashlab
+from . import _flashlab, schema
 
 FlashlabError = _flashlab.FlashlabError
 
@@ -30,7 +30,7 @@ class Result:
 
     def __init__(self, json_text: str):
         self._json = json_text
-        self.summary: dict = json.loads(json_text)
+        self.summary: "schema.Results" = json.loads(json_text)
         self._series = None
 
     @property

@@ -234,3 +234,20 @@ def test_relative_trace_paths_are_made_absolute_every_way_they_are_given(tmp_pat
         assert flashlab.check_config("default", **way)["workload"]["path"] == want, way
     tree = {**flashlab.check_config("default"), "workload": trace}
     assert flashlab.check_config(tree)["workload"]["path"] == want
+
+
+def test_summary_has_the_keys_of_the_generated_types():
+    """flashlab.schema (generated from the Rust types) names exactly the keys a run returns, down
+    through the nested documents; the series columns come from the results, not a Python copy."""
+    r = flashlab.run("default", overrides={**SMALL, "buffer.policy": "lru", "buffer.dram": "256KiB"}, progress=False)
+
+    def check(doc: dict, typed, where: str) -> None:
+        hints = typed.__annotations__
+        assert set(doc) == set(hints), f"{where}: {sorted(set(doc) ^ set(hints))}"
+        for key, value in doc.items():
+            name = getattr(hints[key], "__forward_arg__", None)
+            if isinstance(value, dict) and name and isinstance(getattr(flashlab.schema, name, None), type):
+                check(value, getattr(flashlab.schema, name), f"{where}.{key}")
+
+    check(r.summary, flashlab.schema.Results, "results")
+    assert list(r.series.columns) == r.summary["series_columns"]

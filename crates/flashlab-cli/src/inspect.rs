@@ -74,9 +74,10 @@ pub fn docs(write: Option<&Path>) -> Result<()> {
     let files = reference::generated_docs();
     match write {
         Some(dir) => {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
             for (name, text) in files {
                 let path = dir.join(name);
+                let parent = path.parent().unwrap_or(dir);
+                std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
                 std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
                 emit(format!("wrote        {}", path.display()));
             }

@@ -63,10 +63,11 @@ enum Cmd {
         json: bool,
     },
     /// Print the configuration and results references (docs/config.md, docs/results.md),
-    /// generated from the code; `--write docs` regenerates the shipped files.
+    /// generated from the code; `--write .` (from the repository root) regenerates the shipped files.
     Docs {
-        /// Write config.md and results.md into this directory instead of printing them.
-        #[arg(long, value_name = "DIR")]
+        /// Write the references under this directory (the repository root: docs/config.md,
+        /// docs/results.md, the JSON Schemas, python/flashlab/schema.py) instead of printing them.
+        #[arg(long, value_name = "ROOT")]
         write: Option<PathBuf>,
     },
     /// Reproduce a paper's results: writes DIR/NAME/results.json, report.md and plots.

@@ -13,12 +13,12 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-const REGENERATE: &str = "regenerate with `cargo run --release -p flashlab-cli -- docs --write docs`";
+const REGENERATE: &str = "regenerate with `cargo run --release -p flashlab-cli -- docs --write .`";
 
 #[test]
 fn shipped_references_are_what_the_code_generates() {
     for (file, text) in reference::generated_docs() {
-        let path = repo().join("docs").join(file);
+        let path = repo().join(file);
         let shipped =
             std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}; {REGENERATE}", path.display()));
         assert!(shipped == text, "{} differs from the generated reference; {REGENERATE}", path.display());
