@@ -295,9 +295,11 @@ HybridReport = TypedDict("HybridReport", {
 
 #: Host request latencies in µs (timing mode; null in accounting mode), from arrival to completion.
 Latencies = TypedDict("Latencies", {
+    #: Read requests: count, mean, p50, p99, max (µs).
     "read": "LatencySummary",
     #: (latency µs, fraction of read requests at or below), one point per histogram bucket.
     "read_cdf": List[Tuple[float, float]],
+    #: Write requests: count, mean, p50, p99, max (µs).
     "write": "LatencySummary",
     #: (latency µs, fraction of write requests at or below), one point per histogram bucket.
     "write_cdf": List[Tuple[float, float]],
@@ -382,21 +384,27 @@ PreconditionConfig = TypedDict("PreconditionConfig", {
 #: Everything `results.json` holds. Written with [`Results::to_json`] and read back with
 #: [`Results::from_json`] (the same layout: `schema_version` must match).
 Results = TypedDict("Results", {
+    #: The write buffer: hits, write-backs, power-loss exposure.
     "buffer": "BufferSummary",
     #: The resolved configuration the run used (keys in docs/config.md).
     "config": "Config",
+    #: The simulated device: capacities and geometry.
     "device": "DeviceSummary",
     #: Flash operations during the measured phase.
     "flash": "NandCounters",
     #: The flashlab version that wrote the file.
     "flashlab_version": str,
+    #: FTL operations in the measured phase: host reads and writes, GC victims, copies, rounds.
     "ftl": "FtlCounters",
     #: GC by write stream: copy flows, pages moved into a cold region and returned.
     "gc": "GcReport",
+    #: What the host asked for in the measured phase.
     "host": "HostStats",
     #: Write classes and merges (block-level and hybrid mapping schemes only).
     "hybrid": Optional["HybridReport"],
+    #: Host request latencies in µs (timing mode; null in accounting mode).
     "latency_us": Optional["Latencies"],
+    #: The mapping scheme and its table.
     "mapping": "MappingSummary",
     #: The config's `name`.
     "name": Optional[str],
@@ -408,6 +416,7 @@ Results = TypedDict("Results", {
     "series": List["SeriesPoint"],
     #: The keys of each `series` point, in order: the columns of `series.csv`.
     "series_columns": List[str],
+    #: How the run went: mode, seed, wall-clock and simulated time.
     "sim": "SimSummary",
     #: Host bytes read and written per simulated second, in MiB/s (2^20 bytes, the unit config
     #: sizes use), from the first arrival to the last completion (timing mode only).

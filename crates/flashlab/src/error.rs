@@ -11,18 +11,24 @@ use std::path::Path;
 /// Where a piece of input came from: a file and, when known, a line and a field.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Location {
+    /// The file (or stream, or override label) the problem is in.
     pub file: String,
+    /// 1-based line (record number for binary formats), when known.
     pub line: Option<u64>,
+    /// The field or key, when known.
     pub field: Option<String>,
 }
 
 impl Location {
+    /// A whole file, no line or field.
     pub fn file(path: impl AsRef<Path>) -> Self {
         Location { file: path.as_ref().display().to_string(), line: None, field: None }
     }
+    /// A line of a file.
     pub fn line(path: impl AsRef<Path>, line: u64) -> Self {
         Location { file: path.as_ref().display().to_string(), line: Some(line), field: None }
     }
+    /// The same place, naming a field.
     pub fn with_field(mut self, field: impl Into<String>) -> Self {
         self.field = Some(field.into());
         self
@@ -48,16 +54,38 @@ impl fmt::Display for Location {
 pub enum Error {
     /// Malformed input at a known place (trace line, config key).
     #[error("{at}: {msg}")]
-    Input { at: Location, msg: String },
+    Input {
+        /// Where.
+        at: Location,
+        /// What is wrong.
+        msg: String,
+    },
     /// A configuration that is well-formed but impossible or self-contradictory.
     #[error("invalid configuration: `{key}`: {msg}")]
-    Config { key: String, msg: String },
+    Config {
+        /// The dotted key (`ftl.gc_params.window`).
+        key: String,
+        /// What is wrong, and where it was set.
+        msg: String,
+    },
     /// A name that is not in a registry; lists the valid ones.
     #[error("unknown {kind} `{name}`; valid: {}", valid.join(", "))]
-    UnknownName { kind: &'static str, name: String, valid: Vec<&'static str> },
+    UnknownName {
+        /// What kind of name (`GC policy`).
+        kind: &'static str,
+        /// The name given.
+        name: String,
+        /// The registered names.
+        valid: Vec<&'static str>,
+    },
     /// A file that cannot be opened or read.
     #[error("{path}: {err}")]
-    Io { path: String, err: std::io::Error },
+    Io {
+        /// The file.
+        path: String,
+        /// The operating system's error.
+        err: std::io::Error,
+    },
     /// The simulated device ran out of reclaimable space (logical data fills physical space).
     #[error("device full: {0}")]
     DeviceFull(String),
@@ -67,18 +95,23 @@ pub enum Error {
 }
 
 impl Error {
+    /// Bad input at `at` (a trace record, a config line, an override).
     pub fn input(at: Location, msg: impl Into<String>) -> Self {
         Error::Input { at, msg: msg.into() }
     }
+    /// An invalid configuration value of `key`.
     pub fn config(key: impl Into<String>, msg: impl Into<String>) -> Self {
         Error::Config { key: key.into(), msg: msg.into() }
     }
+    /// A file that cannot be opened or read.
     pub fn io(path: impl AsRef<Path>, source: std::io::Error) -> Self {
         Error::Io { path: path.as_ref().display().to_string(), err: source }
     }
+    /// A name not in its registry (`kind`: "GC policy", …), listing the valid ones.
     pub fn unknown(kind: &'static str, name: &str, valid: Vec<&'static str>) -> Self {
         Error::UnknownName { kind, name: name.to_string(), valid }
     }
 }
 
+/// The library's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -111,10 +111,15 @@ impl<B, C> std::ops::Index<usize> for Registry<B, C> {
 
 /// A registry seen without its constructor type: (name, description, parameter schema) per entry.
 pub struct Listing {
+    /// [`Registry::id`].
     pub id: &'static str,
+    /// [`Registry::key`].
     pub key: &'static str,
+    /// [`Registry::title`].
     pub title: &'static str,
+    /// [`Registry::params_table`].
     pub params_table: Option<&'static str>,
+    /// (name, description, parameter schema) per entry, in registry order.
     pub entries: Vec<(&'static str, &'static str, ParamsFn)>,
 }
 

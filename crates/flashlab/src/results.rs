@@ -100,7 +100,9 @@ pub struct BufferSummary {
 /// Host request latencies in µs (timing mode; null in accounting mode), from arrival to completion.
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Latencies {
+    /// Read requests: count, mean, p50, p99, max (µs).
     pub read: LatencySummary,
+    /// Write requests: count, mean, p50, p99, max (µs).
     pub write: LatencySummary,
     /// (latency µs, fraction of read requests at or below), one point per histogram bucket.
     pub read_cdf: Vec<(f64, f64)>,
@@ -143,10 +145,13 @@ pub struct Results {
     pub name: Option<String>,
     /// The workload, described in one line.
     pub workload: String,
+    /// The simulated device: capacities and geometry.
     pub device: DeviceSummary,
+    /// What the host asked for in the measured phase.
     pub host: HostStats,
     /// Flash operations during the measured phase.
     pub flash: NandCounters,
+    /// FTL operations in the measured phase: host reads and writes, GC victims, copies, rounds.
     pub ftl: FtlCounters,
     /// GC by write stream: copy flows, pages moved into a cold region and returned.
     pub gc: GcReport,
@@ -163,14 +168,18 @@ pub struct Results {
     /// (erase count, blocks with that count), ascending: the erase-count distribution over the
     /// device's life.
     pub wear_histogram: Vec<(u32, u64)>,
+    /// The mapping scheme and its table.
     pub mapping: MappingSummary,
+    /// The write buffer: hits, write-backs, power-loss exposure.
     pub buffer: BufferSummary,
     /// Reuse distances of the measured phase (`sim.reuse_distance`).
     pub reuse: Option<crate::stats::ReuseSummary>,
+    /// Host request latencies in µs (timing mode; null in accounting mode).
     pub latency_us: Option<Latencies>,
     /// Host bytes read and written per simulated second, in MiB/s (2^20 bytes, the unit config
     /// sizes use), from the first arrival to the last completion (timing mode only).
     pub throughput_mib_s: Option<f64>,
+    /// How the run went: mode, seed, wall-clock and simulated time.
     pub sim: SimSummary,
     /// Per-interval series (also `series.csv`); intervals are equal runs of host page writes.
     pub series: Vec<SeriesPoint>,
