@@ -7,10 +7,13 @@
 //! Data-carrying: the simulated device stores version tags, not bytes, so the bytes live in a
 //! sidecar [`MemDisk`] kept in step with every write and copy; [`SimDisk::image`] is the
 //! device's logical image, which real tools (`fsck.fat`, mtools) can check.
+//!
+//! The file system has no clock: every page operation is issued at t = 0.
 
 use super::blockdev::{check_range, BlockDevice, MemDisk};
 use flashlab::device::Device;
 use flashlab::error::Error;
+use flashlab::units::{Lpn, Nanos};
 
 pub struct SimDisk {
     pub dev: Device,
@@ -55,7 +58,7 @@ impl BlockDevice for SimDisk {
     fn read(&mut self, first: u64, buf: &mut [u8]) -> Result<(), Error> {
         self.data.read(first, buf)?;
         for lpn in self.pages(first, buf.len() as u64 / self.sector_size() as u64) {
-            self.dev.read(lpn, 0)?;
+            self.dev.read(Lpn(lpn), Nanos::ZERO)?;
         }
         Ok(())
     }
@@ -67,9 +70,9 @@ impl BlockDevice for SimDisk {
         for lpn in self.pages(first, count) {
             let whole = first <= lpn * spp && (lpn + 1) * spp <= end;
             if !whole {
-                self.dev.read(lpn, 0)?;
+                self.dev.read(Lpn(lpn), Nanos::ZERO)?;
             }
-            self.dev.write(lpn, 0)?;
+            self.dev.write(Lpn(lpn), Nanos::ZERO)?;
         }
         Ok(())
     }
@@ -92,7 +95,7 @@ impl BlockDevice for SimDisk {
         let mut buf = vec![0u8; count as usize * ss];
         self.data.read(src, &mut buf)?;
         self.data.write(tgt, &buf)?;
-        self.dev.defrag_copy(src / spp, tgt / spp, count / spp, 0)?;
+        self.dev.defrag_copy(Lpn(src / spp), Lpn(tgt / spp), count / spp, Nanos::ZERO)?;
         Ok(())
     }
 }

@@ -4,10 +4,14 @@
 //! every read is checked against it) and check mode (the FTL's invariants validated after every
 //! page operation). A mismatch in either is a simulator bug and panics with the page and
 //! versions involved.
+//!
+//! Its operations take the host's page numbers as [`Lpn`]s and times as [`Nanos`]; the oracle
+//! and the remap are indexed by the raw device page inside.
 
 use crate::buffer::WriteBuffer;
 use crate::error::Error;
 use crate::ftl::Ftl;
+use crate::units::{Lpn, Nanos};
 
 /// What a power failure cost (see [`Device::crash`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
@@ -149,16 +153,17 @@ impl Device {
         }
     }
 
+    /// Read host page `lpn` issued at `t`; returns completion.
     #[inline]
-    pub fn read(&mut self, lpn: u64, t_ns: u64) -> Result<u64, Error> {
-        let lpn = self.device_page(lpn)?;
-        self.read_page(lpn, t_ns)
+    pub fn read(&mut self, lpn: Lpn, t: Nanos) -> Result<Nanos, Error> {
+        let lpn = self.device_page(lpn.0)?;
+        self.read_page(lpn, t)
     }
 
     /// Read device page `lpn` (after any remap).
     #[inline]
-    fn read_page(&mut self, lpn: u64, t_ns: u64) -> Result<u64, Error> {
-        let r = self.buffer.read(lpn, t_ns, self.ftl.as_mut())?;
+    fn read_page(&mut self, lpn: u64, t: Nanos) -> Result<Nanos, Error> {
+        let r = self.buffer.read(Lpn(lpn), t, self.ftl.as_mut())?;
         if let Some(o) = &self.oracle {
             let want = o[lpn as usize];
             let got = r.tag.unwrap_or(0);
@@ -168,14 +173,15 @@ impl Device {
             );
         }
         self.after_op("read", lpn);
-        Ok(r.done_ns)
+        Ok(r.done)
     }
 
+    /// Write host page `lpn` (a new version) issued at `t`; returns when it is acknowledged.
     #[inline]
-    pub fn write(&mut self, lpn: u64, t_ns: u64) -> Result<u64, Error> {
-        let lpn = self.device_page(lpn)?;
+    pub fn write(&mut self, lpn: Lpn, t: Nanos) -> Result<Nanos, Error> {
+        let lpn = self.device_page(lpn.0)?;
         let tag = self.take_tag();
-        let done = self.buffer.write(lpn, tag, t_ns, self.ftl.as_mut())?;
+        let done = self.buffer.write(Lpn(lpn), tag, t, self.ftl.as_mut())?;
         self.acknowledged(lpn, tag);
         Ok(done)
     }
@@ -202,10 +208,10 @@ impl Device {
 
     /// Write straight to the FTL, past the buffer (preconditioning, before the buffer holds
     /// any page: a buffered copy of `lpn` would go stale).
-    pub fn write_through(&mut self, lpn: u64, t_ns: u64) -> Result<u64, Error> {
+    pub fn write_through(&mut self, lpn: Lpn, t: Nanos) -> Result<Nanos, Error> {
         let tag = self.take_tag();
-        let done = self.ftl.write(lpn, tag, t_ns)?;
-        self.acknowledged(lpn, tag);
+        let done = self.ftl.write(lpn, tag, t)?;
+        self.acknowledged(lpn.0, tag);
         Ok(done)
     }
 
@@ -235,13 +241,13 @@ impl Device {
     /// Power fails now. DRAM's dirty pages are lost; what restarts is NVRAM's pages over flash.
     /// Checks (verify mode) that every acknowledged write survives except exactly the lost
     /// ones, whose surviving version must be older; a violation is a simulator bug and panics.
-    pub fn crash(&mut self, t_ns: u64) -> Result<CrashReport, Error> {
+    pub fn crash(&mut self, t: Nanos) -> Result<CrashReport, Error> {
         let image = self.buffer.crash();
         let oracle = self.oracle.as_ref().expect("crash checks need verify mode (sim.verify)");
-        let kept: std::collections::HashMap<u64, u32> = image.kept.iter().copied().collect();
-        let lost: std::collections::HashSet<u64> = image.lost.iter().map(|p| p.0).collect();
+        let kept: std::collections::HashMap<u64, u32> = image.kept.iter().map(|&(lpn, tag)| (lpn.0, tag)).collect();
+        let lost: std::collections::HashSet<u64> = image.lost.iter().map(|&(lpn, _)| lpn.0).collect();
         let mut report = CrashReport {
-            lost: image.lost.iter().map(|p| p.0).collect(),
+            lost: image.lost.iter().map(|&(lpn, _)| lpn.0).collect(),
             nvram_pages: image.kept.len() as u64,
             ..Default::default()
         };
@@ -249,7 +255,7 @@ impl Device {
             let want = oracle[lpn as usize];
             let got = match kept.get(&lpn) {
                 Some(&tag) => tag,
-                None => self.ftl.read(lpn, t_ns)?.tag.unwrap_or(0),
+                None => self.ftl.read(Lpn(lpn), t)?.tag.unwrap_or(0),
             };
             if lost.contains(&lpn) {
                 assert_ne!(got, want, "crash: lpn {lpn} was reported lost but version {want} survived");
@@ -261,9 +267,10 @@ impl Device {
         Ok(report)
     }
 
-    pub fn trim(&mut self, lpn: u64, t_ns: u64) -> Result<u64, Error> {
-        let lpn = self.device_page(lpn)?;
-        let done = self.buffer.trim(lpn, t_ns, self.ftl.as_mut())?;
+    /// Discard host page `lpn` issued at `t`; returns completion.
+    pub fn trim(&mut self, lpn: Lpn, t: Nanos) -> Result<Nanos, Error> {
+        let lpn = self.device_page(lpn.0)?;
+        let done = self.buffer.trim(Lpn(lpn), t, self.ftl.as_mut())?;
         if let Some(o) = &mut self.oracle {
             o[lpn as usize] = 0;
         }
@@ -274,17 +281,17 @@ impl Device {
     /// Copy host pages `src..src+pages` to `tgt..` inside the device (`Ftl::defrag_copy`): the
     /// target pages then hold the source's versions. Needs no write buffer (a buffered copy
     /// of either range would go stale).
-    pub fn defrag_copy(&mut self, src: u64, tgt: u64, pages: u64, t_ns: u64) -> Result<u64, Error> {
+    pub fn defrag_copy(&mut self, src: Lpn, tgt: Lpn, pages: u64, t: Nanos) -> Result<Nanos, Error> {
         if self.buffer.counters().is_some() {
             return Err(Error::config(
                 "buffer.policy",
                 "defragmentation copies inside the FTL: run it with buffer.policy = \"none\"",
             ));
         }
-        let mut done = t_ns;
+        let mut done = t;
         for i in 0..pages {
-            let (s, d) = (self.device_page(src + i)?, self.device_page(tgt + i)?);
-            done = done.max(self.ftl.defrag_copy(s, d, 1, t_ns)?);
+            let (s, d) = (self.device_page(src.0 + i)?, self.device_page(tgt.0 + i)?);
+            done = done.max(self.ftl.defrag_copy(Lpn(s), Lpn(d), 1, t)?);
             if let Some(o) = &mut self.oracle {
                 o[d as usize] = o[s as usize];
             }
@@ -293,17 +300,18 @@ impl Device {
         Ok(done)
     }
 
-    /// A host request issued at `t_ns` has been served: the FTL's background work (e.g. the
+    /// A host request issued at `t` has been served: the FTL's background work (e.g. the
     /// `femu` GC schedule's background GC) runs now; check mode validates after any.
-    pub fn end_request(&mut self, t_ns: u64) -> Result<(), Error> {
-        if self.ftl.after_request(t_ns)? {
+    pub fn end_request(&mut self, t: Nanos) -> Result<(), Error> {
+        if self.ftl.after_request(t)? {
             self.after_op("background work", 0);
         }
         Ok(())
     }
 
-    pub fn flush(&mut self, t_ns: u64) -> Result<u64, Error> {
-        let done = self.buffer.flush(t_ns, self.ftl.as_mut())?;
+    /// Write every dirty buffered page down (a flush command) issued at `t`; returns completion.
+    pub fn flush(&mut self, t: Nanos) -> Result<Nanos, Error> {
+        let done = self.buffer.flush(t, self.ftl.as_mut())?;
         self.after_op("flush", 0);
         Ok(done)
     }
@@ -343,7 +351,7 @@ impl Device {
             return Ok(0);
         }
         for lpn in 0..self.logical_pages {
-            self.read_page(lpn, 0)?;
+            self.read_page(lpn, Nanos::ZERO)?;
         }
         Ok(self.logical_pages)
     }

@@ -24,6 +24,7 @@ use crate::nand::{NandCounters, Wear};
 use crate::results::*;
 use crate::stats::series::Sample;
 use crate::stats::{Histogram, Series};
+use crate::units::{Lpn, Nanos};
 use crate::workload::{gen, trace, GenContext, Op, Request, Workload};
 
 /// Receives progress updates (the CLI draws a bar; the library does no I/O).
@@ -292,11 +293,11 @@ fn run_on(cfg: &Config, state: Option<&Preconditioned>, progress: &mut dyn Progr
     let crashed = m.drive(cfg, &mut dev, host.as_mut(), workload.as_mut(), open_loop, progress)?;
     progress.finish();
     let wall_s = t1.elapsed().as_secs_f64();
-    let crash_ns = m.last_done;
+    let crash_at = Nanos(m.last_done);
     let mut results = m.finish(cfg, &r, &mut dev, wall_s, precondition_wall_s);
     if crashed {
         // After the results are taken, so the restart check's reads are not counted.
-        results.buffer.crash = Some(dev.crash(crash_ns)?);
+        results.buffer.crash = Some(dev.crash(crash_at)?);
     }
     Ok(results)
 }
@@ -337,8 +338,8 @@ fn precondition_writes(
             progress.update(n);
         } else {
             for lpn in 0..n {
-                dev.write_through(lpn, 0)?;
-                dev.end_request(0)?;
+                dev.write_through(Lpn(lpn), Nanos::ZERO)?;
+                dev.end_request(Nanos::ZERO)?;
                 if lpn & 0xFFFF == 0 {
                     progress.update(lpn);
                     if progress.cancelled() {
@@ -353,8 +354,8 @@ fn precondition_writes(
         progress.phase("precondition: random overwrite", total);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(derive_seed(cfg.seed, "precondition"));
         for i in 0..total {
-            dev.write_through(rng.random_range(0..n), 0)?;
-            dev.end_request(0)?;
+            dev.write_through(Lpn(rng.random_range(0..n)), Nanos::ZERO)?;
+            dev.end_request(Nanos::ZERO)?;
             if i & 0xFFFF == 0 {
                 progress.update(i);
                 if progress.cancelled() {
@@ -477,8 +478,8 @@ impl Measure {
                 }
                 now
             };
-            let done = host.submit(&req, issue, dev)?;
-            dev.end_request(issue)?;
+            let Nanos(done) = host.submit(&req, Nanos(issue), dev)?;
+            dev.end_request(Nanos(issue))?;
             if !open_loop && timing {
                 slots.push(Reverse(done));
             }
@@ -514,7 +515,7 @@ impl Measure {
             ));
         }
         let t = self.last_done;
-        self.last_done = self.last_done.max(dev.flush(t)?);
+        self.last_done = self.last_done.max(dev.flush(Nanos(t))?.0);
         Ok(false)
     }
 

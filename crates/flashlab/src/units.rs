@@ -1,19 +1,65 @@
-//! Units: byte sizes with suffixes ("4KiB", "8GiB", "512"), durations, and the newtypes for
-//! addresses used at API boundaries. Hot arrays store raw `u32`s; these types keep the APIs honest.
+//! Units: byte sizes with suffixes ("4KiB", "8GiB", "512"), durations, and the newtypes of the
+//! layer interfaces.
+//!
+//! [`Lpn`], [`Ppn`] and [`Nanos`] are what the interfaces between layers take and return: the
+//! public operations of `Device`, the `HostLayer`, `WriteBuffer` and `Ftl` traits and `Nand`'s
+//! page and time operations, so a logical page, a physical page, a version tag and a time
+//! cannot be swapped silently. Inside a layer the hot paths keep flat arrays of raw integers
+//! (an L2P table of `u32`, OOB `u32`s, slot arrays of `u64`) indexed by `lpn.index()` or
+//! `ppn.index()`: a layer converts at its boundary and does not thread the newtypes through its
+//! inner loops. The types carry no arithmetic: completion times combine by their ordering
+//! (`max`), and a difference or an offset is computed on `.0` where it is meant.
+
+use std::fmt;
 
 use serde::{Deserialize, Deserializer};
 
-/// Logical page number (host address space, in pages).
+/// Logical page number: a page of the host's address space (the device's, once the device has
+/// wrapped or remapped the host's number).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Lpn(pub u64);
 
-/// Physical page number: `segment * pages_per_segment + offset` (see `nand::Geometry`).
+impl Lpn {
+    /// The page as an index into a per-logical-page array.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Display for Lpn {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// Physical page number: `segment * pages_per_segment + offset` (see `nand::Layout`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Ppn(pub u32);
 
-/// Nanoseconds on the simulation clock.
+impl Ppn {
+    /// The page as an index into a per-physical-page array.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Display for Ppn {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// A time on the simulation clock, in nanoseconds since the start of the run (issue and
+/// completion times). Ordered, so the completion of several operations is the `max` of theirs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Nanos(pub u64);
+
+impl Nanos {
+    /// The start of the run (preconditioning issues every operation at this time).
+    pub const ZERO: Nanos = Nanos(0);
+}
 
 /// Parse a byte size: a plain integer (bytes) or a number with a unit suffix:
 /// B, KiB/MiB/GiB/TiB (powers of 1024), K/M/G/T and KB/MB/GB/TB (also powers of 1024, as

@@ -5,7 +5,7 @@ use flashlab::buffer::{self, BufferConfig};
 use flashlab::device::Device;
 use flashlab::ftl::{self, FtlConfig, FtlSpec};
 use flashlab::nand::{GcUnit, Geometry, Layout};
-use flashlab::units::ByteSize;
+use flashlab::units::{ByteSize, Lpn, Nanos};
 
 /// A 4-page buffer in front of a small page-mapped FTL, verify and check modes on.
 fn device(policy: &str) -> Device {
@@ -43,19 +43,19 @@ fn flushed(d: &Device) -> u64 {
 fn lru_evicts_the_least_recently_used_page_and_writes_it_back() {
     let mut d = device("lru");
     for lpn in [1, 2, 3, 4] {
-        d.write(lpn, 0).unwrap();
+        d.write(Lpn(lpn), Nanos::ZERO).unwrap();
     }
     assert_eq!(flushed(&d), 0, "four pages fit in the buffer");
-    d.read(1, 0).unwrap(); // 1 becomes most recent: order 2, 3, 4, 1
-    d.write(5, 0).unwrap(); // evicts 2
+    d.read(Lpn(1), Nanos::ZERO).unwrap(); // 1 becomes most recent: order 2, 3, 4, 1
+    d.write(Lpn(5), Nanos::ZERO).unwrap(); // evicts 2
     assert_eq!(flushed(&d), 1);
-    d.write(2, 0).unwrap(); // miss (2 was evicted): evicts 3
+    d.write(Lpn(2), Nanos::ZERO).unwrap(); // miss (2 was evicted): evicts 3
     assert_eq!(flushed(&d), 2);
-    d.write(1, 0).unwrap(); // hit
+    d.write(Lpn(1), Nanos::ZERO).unwrap(); // hit
     assert_eq!(flushed(&d), 2);
     let c = d.buffer.counters().unwrap();
     assert_eq!((c.write_hits, c.write_accesses, c.read_hits, c.read_accesses), (1, 7, 1, 1));
-    d.flush(0).unwrap();
+    d.flush(Nanos::ZERO).unwrap();
     assert_eq!(flushed(&d), 2 + 4, "flush writes the four dirty pages down");
     d.verify_all().unwrap();
 }
@@ -64,14 +64,14 @@ fn lru_evicts_the_least_recently_used_page_and_writes_it_back() {
 fn clock_gives_referenced_pages_a_second_chance() {
     let mut d = device("clock");
     for lpn in [1, 2, 3, 4] {
-        d.write(lpn, 0).unwrap();
+        d.write(Lpn(lpn), Nanos::ZERO).unwrap();
     }
-    d.write(1, 0).unwrap(); // hit: 1 referenced
-    d.write(5, 0).unwrap(); // hand: 1 referenced → cleared, 2 evicted
+    d.write(Lpn(1), Nanos::ZERO).unwrap(); // hit: 1 referenced
+    d.write(Lpn(5), Nanos::ZERO).unwrap(); // hand: 1 referenced → cleared, 2 evicted
     assert_eq!(flushed(&d), 1);
-    d.read(2, 0).unwrap(); // miss: 2 comes back from flash (clean); evicts 3
+    d.read(Lpn(2), Nanos::ZERO).unwrap(); // miss: 2 comes back from flash (clean); evicts 3
     assert_eq!(flushed(&d), 2);
-    d.write(6, 0).unwrap(); // hand at 4: not referenced → evicted
+    d.write(Lpn(6), Nanos::ZERO).unwrap(); // hand at 4: not referenced → evicted
     assert_eq!(flushed(&d), 3);
     let (hits, accesses) = d.buffer.hits();
     assert_eq!((hits, accesses), (1, 8));
@@ -83,9 +83,9 @@ fn a_buffer_absorbs_rewrites_so_flash_sees_fewer_writes() {
     let run = |policy: &str| {
         let mut d = device(policy);
         for i in 0..4000u64 {
-            d.write(i % 3 * 7 + (i / 997) % 3, 0).unwrap(); // a 3-page hot set, drifting (fits in 4 pages)
+            d.write(Lpn(i % 3 * 7 + (i / 997) % 3), Nanos::ZERO).unwrap(); // a 3-page hot set, drifting (fits in 4 pages)
         }
-        d.flush(0).unwrap();
+        d.flush(Nanos::ZERO).unwrap();
         d.ftl.nand().counters.programs
     };
     let (none, lru, clock) = (run("none"), run("lru"), run("clock"));
@@ -97,7 +97,7 @@ fn a_buffer_absorbs_rewrites_so_flash_sees_fewer_writes() {
 fn lru_thrashes_on_a_loop_one_page_too_large() {
     let mut d = device("lru");
     for i in 0..100u64 {
-        d.write(i % 5, 0).unwrap();
+        d.write(Lpn(i % 5), Nanos::ZERO).unwrap();
     }
     assert_eq!(d.buffer.hits(), (0, 100));
 }
@@ -118,28 +118,28 @@ fn buffers_need_a_dram_size() {
 fn fab_evicts_the_largest_block_group_lru_among_ties() {
     let mut d = device("fab");
     for lpn in [0, 1, 8, 16] {
-        d.write(lpn, 0).unwrap(); // block 0: 2 pages, block 1: 1, block 2: 1
+        d.write(Lpn(lpn), Nanos::ZERO).unwrap(); // block 0: 2 pages, block 1: 1, block 2: 1
     }
-    d.write(17, 0).unwrap(); // full: block 0 (largest) leaves, 2 pages written down
+    d.write(Lpn(17), Nanos::ZERO).unwrap(); // full: block 0 (largest) leaves, 2 pages written down
     assert_eq!(flushed(&d), 2);
     assert!(d.buffer.counters().unwrap().flushed_pages == 2);
-    d.write(24, 0).unwrap(); // room: 8, 16, 17, 24
+    d.write(Lpn(24), Nanos::ZERO).unwrap(); // room: 8, 16, 17, 24
     assert_eq!(flushed(&d), 2);
-    d.write(25, 0).unwrap(); // full: block 2 {16, 17} is the largest
+    d.write(Lpn(25), Nanos::ZERO).unwrap(); // full: block 2 {16, 17} is the largest
     assert_eq!(flushed(&d), 4);
-    d.write(8, 0).unwrap(); // hit: block 1 becomes most recent; buffer 8, 24, 25
-    d.write(26, 0).unwrap(); // room: 8, 24, 25, 26
-    d.write(9, 0).unwrap(); // full: block 3 {24, 25, 26} (3 pages) beats block 1 {8}
+    d.write(Lpn(8), Nanos::ZERO).unwrap(); // hit: block 1 becomes most recent; buffer 8, 24, 25
+    d.write(Lpn(26), Nanos::ZERO).unwrap(); // room: 8, 24, 25, 26
+    d.write(Lpn(9), Nanos::ZERO).unwrap(); // full: block 3 {24, 25, 26} (3 pages) beats block 1 {8}
     assert_eq!(flushed(&d), 7);
-    d.write(32, 0).unwrap(); // room: 8, 9, 32
-    d.write(40, 0).unwrap(); // 8, 9, 32, 40
-    d.read(32, 0).unwrap(); // hit: block 4 recent
-    d.write(48, 0).unwrap(); // full: block 1 {8, 9} largest
+    d.write(Lpn(32), Nanos::ZERO).unwrap(); // room: 8, 9, 32
+    d.write(Lpn(40), Nanos::ZERO).unwrap(); // 8, 9, 32, 40
+    d.read(Lpn(32), Nanos::ZERO).unwrap(); // hit: block 4 recent
+    d.write(Lpn(48), Nanos::ZERO).unwrap(); // full: block 1 {8, 9} largest
     assert_eq!(flushed(&d), 9);
-    d.write(56, 0).unwrap(); // 32, 40, 48, 56 → full
-    d.write(64, 0).unwrap(); // all groups of one page: LRU among them is block 5 (40)
+    d.write(Lpn(56), Nanos::ZERO).unwrap(); // 32, 40, 48, 56 → full
+    d.write(Lpn(64), Nanos::ZERO).unwrap(); // all groups of one page: LRU among them is block 5 (40)
     assert_eq!(flushed(&d), 10);
-    d.read(40, 0).unwrap(); // 40 was written down: a miss served from flash
+    d.read(Lpn(40), Nanos::ZERO).unwrap(); // 40 was written down: a miss served from flash
     let c = d.buffer.counters().unwrap();
     assert_eq!((c.read_hits, c.read_accesses), (1, 2));
     d.verify_all().unwrap();
@@ -182,14 +182,14 @@ fn device_in_mode(
 
 fn writes(d: &mut Device, lpns: &[u64]) {
     for &l in lpns {
-        d.write(l, 0).unwrap();
+        d.write(Lpn(l), Nanos::ZERO).unwrap();
     }
 }
 
 /// The pages a crash would lose (dirty in DRAM) and keep (in NVRAM).
 fn image(d: &mut Device) -> (Vec<u64>, Vec<u64>) {
     let i = d.buffer.crash();
-    (i.lost.iter().map(|p| p.0).collect(), i.kept.iter().map(|p| p.0).collect())
+    (i.lost.iter().map(|&(lpn, _)| lpn.0).collect(), i.kept.iter().map(|&(lpn, _)| lpn.0).collect())
 }
 
 /// DWB paper, Fig. 4 (D-CLOCK, 6 DRAM pages): pages 5, 6, 7 were read, 4, 13, 15 written; the
@@ -199,27 +199,27 @@ fn image(d: &mut Device) -> (Vec<u64>, Vec<u64>) {
 fn dwb_d_clock_walks_through_fig_4() {
     let mut d = device_with("dwb", 6, 8, 4, |_| {});
     // Clockwise from the hand: 5(R) 4(W) 6(R) 13(W) 7(R) 15(W).
-    d.read(5, 0).unwrap();
-    d.write(4, 0).unwrap();
-    d.read(6, 0).unwrap();
-    d.write(13, 0).unwrap();
-    d.read(7, 0).unwrap();
-    d.write(15, 0).unwrap();
+    d.read(Lpn(5), Nanos::ZERO).unwrap();
+    d.write(Lpn(4), Nanos::ZERO).unwrap();
+    d.read(Lpn(6), Nanos::ZERO).unwrap();
+    d.write(Lpn(13), Nanos::ZERO).unwrap();
+    d.read(Lpn(7), Nanos::ZERO).unwrap();
+    d.write(Lpn(15), Nanos::ZERO).unwrap();
     assert_eq!(image(&mut d), (vec![4, 13, 15], vec![]));
-    d.write(10, 0).unwrap(); // (b)-(c): 5 cleared, 4 migrates, 10 in its slot
+    d.write(Lpn(10), Nanos::ZERO).unwrap(); // (b)-(c): 5 cleared, 4 migrates, 10 in its slot
     assert_eq!(image(&mut d), (vec![10, 13, 15], vec![4]));
-    d.read(20, 0).unwrap(); // (d)-(e): 6 cleared, 13 migrates, 20 enters referenced
+    d.read(Lpn(20), Nanos::ZERO).unwrap(); // (d)-(e): 6 cleared, 13 migrates, 20 enters referenced
     assert_eq!(image(&mut d), (vec![10, 15], vec![4, 13]));
-    d.read(21, 0).unwrap(); // 7 cleared, 15 migrates
+    d.read(Lpn(21), Nanos::ZERO).unwrap(); // 7 cleared, 15 migrates
     assert_eq!(image(&mut d), (vec![10], vec![4, 13, 15]));
-    d.read(22, 0).unwrap(); // 5 (cleared on the first sweep) is clean: dropped, nothing migrates
+    d.read(Lpn(22), Nanos::ZERO).unwrap(); // 5 (cleared on the first sweep) is clean: dropped, nothing migrates
     assert_eq!(image(&mut d), (vec![10], vec![4, 13, 15]));
-    d.read(5, 0).unwrap(); // 5 was dropped: a miss; the hand is on 10 (dirty): it migrates
+    d.read(Lpn(5), Nanos::ZERO).unwrap(); // 5 was dropped: a miss; the hand is on 10 (dirty): it migrates
     assert_eq!(image(&mut d), (vec![], vec![4, 10, 13, 15]));
     let c = d.buffer.counters().unwrap();
     assert_eq!((c.migrated_pages, c.flushed_pages, c.read_hits), (4, 0, 0));
     assert_eq!(flushed(&d), 0, "nothing reached flash yet");
-    d.flush(0).unwrap();
+    d.flush(Nanos::ZERO).unwrap();
     d.verify_all().unwrap();
 }
 
@@ -242,7 +242,7 @@ fn dwb_fig5_state() -> Device {
 #[test]
 fn dwb_nv_clock_walks_through_fig_5() {
     let mut d = dwb_fig5_state();
-    d.write(30, 0).unwrap();
+    d.write(Lpn(30), Nanos::ZERO).unwrap();
     assert_eq!(flushed(&d), 4, "block 2's three pages and DRAM page 10");
     assert_eq!(d.buffer.flush_batches(), vec![(4, 1)]);
     let (lost, kept) = image(&mut d);
@@ -251,11 +251,11 @@ fn dwb_nv_clock_walks_through_fig_5() {
     let c = d.buffer.counters().unwrap();
     assert_eq!((c.merged_dirty_pages, c.migrated_pages), (1, 9));
     // 10 is referenced like a read page: the next DRAM victim passes over it and takes 16.
-    d.write(31, 0).unwrap();
+    d.write(Lpn(31), Nanos::ZERO).unwrap();
     assert_eq!(image(&mut d).1, vec![0, 1, 4, 5, 12, 15, 16]);
-    d.read(10, 0).unwrap();
+    d.read(Lpn(10), Nanos::ZERO).unwrap();
     assert_eq!(d.buffer.counters().unwrap().read_hits, 1, "10 is still in DRAM");
-    d.flush(0).unwrap();
+    d.flush(Nanos::ZERO).unwrap();
     d.verify_all().unwrap();
 }
 
@@ -265,8 +265,8 @@ fn dwb_nv_clock_walks_through_fig_5() {
 #[test]
 fn dwb_nv_clock_spares_a_referenced_block() {
     let mut d = dwb_fig5_state();
-    d.read(9, 0).unwrap(); // NVRAM hit: block 2 referenced
-    d.write(30, 0).unwrap();
+    d.read(Lpn(9), Nanos::ZERO).unwrap(); // NVRAM hit: block 2 referenced
+    d.write(Lpn(30), Nanos::ZERO).unwrap();
     assert_eq!(flushed(&d), 2, "block 0's two pages; no DRAM page of block 0");
     assert_eq!(image(&mut d).1, vec![4, 5, 8, 9, 11, 12, 15]);
 }
@@ -277,14 +277,14 @@ fn dwb_nv_clock_spares_a_referenced_block() {
 fn lb_clock_prefers_the_fullest_unreferenced_block() {
     let mut d = device_with("lb-clock", 6, 0, 4, |_| {});
     writes(&mut d, &[0, 4, 5, 6, 8, 12]);
-    d.write(16, 0).unwrap();
+    d.write(Lpn(16), Nanos::ZERO).unwrap();
     assert_eq!(flushed(&d), 3, "block 1 {{4, 5, 6}} went down");
-    d.read(4, 0).unwrap(); // a write cache: the read miss does not enter
+    d.read(Lpn(4), Nanos::ZERO).unwrap(); // a write cache: the read miss does not enter
     assert_eq!(d.buffer.counters().unwrap().read_hits, 0);
     writes(&mut d, &[1, 20]); // block 0 referenced again, now 2 pages; buffer full
-    d.write(24, 0).unwrap(); // hand on block 0: cleared; unreferenced: 0 {0,1}, 2 {8}, 3 {12}
+    d.write(Lpn(24), Nanos::ZERO).unwrap(); // hand on block 0: cleared; unreferenced: 0 {0,1}, 2 {8}, 3 {12}
     assert_eq!(flushed(&d), 5, "block 0 {{0, 1}} went down");
-    d.flush(0).unwrap();
+    d.flush(Nanos::ZERO).unwrap();
     d.verify_all().unwrap();
 }
 
@@ -293,25 +293,25 @@ fn lb_clock_prefers_the_fullest_unreferenced_block() {
 #[test]
 fn bplru_pads_victim_blocks_and_compensates_sequential_ones() {
     let mut d = device_with("bplru", 6, 0, 4, |_| {});
-    d.write_through(6, 0).unwrap();
-    d.write_through(7, 0).unwrap(); // on flash, not buffered
+    d.write_through(Lpn(6), Nanos::ZERO).unwrap();
+    d.write_through(Lpn(7), Nanos::ZERO).unwrap(); // on flash, not buffered
     writes(&mut d, &[0, 4, 5, 8, 9, 1]); // LRU order: block 1, block 2, block 0
     let before = flushed(&d);
-    d.write(12, 0).unwrap(); // block 1 leaves: 4, 5 + padding 6, 7 read from flash
+    d.write(Lpn(12), Nanos::ZERO).unwrap(); // block 1 leaves: 4, 5 + padding 6, 7 read from flash
     assert_eq!(flushed(&d) - before, 4);
     let c = d.buffer.counters().unwrap();
     assert_eq!((c.padded_pages, c.flushed_pages), (2, 4));
     assert_eq!(d.buffer.flush_batches(), vec![(4, 1)]);
     writes(&mut d, &[13]); // full: 0, 1, 8, 9, 12, 13
-    d.write(14, 0).unwrap(); // block 2 leaves (no flash pages to pad with)
+    d.write(Lpn(14), Nanos::ZERO).unwrap(); // block 2 leaves (no flash pages to pad with)
     assert_eq!(flushed(&d) - before, 6);
-    d.write(15, 0).unwrap(); // block 3 complete and in order: LRU end
-    d.write(20, 0).unwrap(); // block 3 leaves before block 0
+    d.write(Lpn(15), Nanos::ZERO).unwrap(); // block 3 complete and in order: LRU end
+    d.write(Lpn(20), Nanos::ZERO).unwrap(); // block 3 leaves before block 0
     assert_eq!(flushed(&d) - before, 10);
     assert_eq!(image(&mut d).0, vec![0, 1, 20]);
     // Without padding the victim goes alone.
     let mut d = device_with("bplru", 6, 0, 4, |b| b.set_param("padding", false));
-    d.write_through(6, 0).unwrap();
+    d.write_through(Lpn(6), Nanos::ZERO).unwrap();
     writes(&mut d, &[0, 4, 5, 8, 9, 1, 12]);
     assert_eq!(d.buffer.counters().unwrap().padded_pages, 0);
     d.verify_all().unwrap();
@@ -323,26 +323,26 @@ fn bplru_pads_victim_blocks_and_compensates_sequential_ones() {
 #[test]
 fn cbm_evicts_block_region_lru_and_merges_clean_read_pages() {
     let mut d = device_with("cbm", 4, 6, 4, |b| b.set_param("block_threshold", 2i64));
-    d.write_through(0, 0).unwrap();
-    d.write_through(1, 0).unwrap();
-    d.read(0, 0).unwrap();
-    d.read(1, 0).unwrap(); // DRAM: 0, 1 (clean)
+    d.write_through(Lpn(0), Nanos::ZERO).unwrap();
+    d.write_through(Lpn(1), Nanos::ZERO).unwrap();
+    d.read(Lpn(0), Nanos::ZERO).unwrap();
+    d.read(Lpn(1), Nanos::ZERO).unwrap(); // DRAM: 0, 1 (clean)
     writes(&mut d, &[5, 9, 4]); // block 1 {4, 5} reaches the threshold: Block Region
-    d.write(1, 0).unwrap(); // a write hit on a DRAM page moves it to NVRAM
+    d.write(Lpn(1), Nanos::ZERO).unwrap(); // a write hit on a DRAM page moves it to NVRAM
     assert_eq!(image(&mut d), (vec![], vec![1, 4, 5, 9]), "CBM never holds dirty pages in DRAM");
     writes(&mut d, &[13, 14]); // block 3 joins the Block Region; NVRAM full
     let base = flushed(&d);
-    d.write(20, 0).unwrap(); // victim: block 1 (least recent in the Block Region)
+    d.write(Lpn(20), Nanos::ZERO).unwrap(); // victim: block 1 (least recent in the Block Region)
     assert_eq!(flushed(&d) - base, 2);
     writes(&mut d, &[2]); // block 0 {1, 2}: Block Region; NVRAM full
-    d.write(21, 0).unwrap(); // victim: block 3
+    d.write(Lpn(21), Nanos::ZERO).unwrap(); // victim: block 3
     assert_eq!(flushed(&d) - base, 4);
     writes(&mut d, &[30]); // NVRAM: 9, 1, 2, 20, 21, 30
-    d.write(31, 0).unwrap(); // victim: block 0 {1, 2}, merged with DRAM's clean page 0
+    d.write(Lpn(31), Nanos::ZERO).unwrap(); // victim: block 0 {1, 2}, merged with DRAM's clean page 0
     assert_eq!(flushed(&d) - base, 7);
     let c = d.buffer.counters().unwrap();
     assert_eq!((c.merged_clean_pages, c.write_hits, c.read_hits), (1, 1, 0));
-    d.flush(0).unwrap();
+    d.flush(Nanos::ZERO).unwrap();
     d.verify_all().unwrap();
 }
 
@@ -352,13 +352,13 @@ fn cbm_evicts_block_region_lru_and_merges_clean_read_pages() {
 fn cbm_merges_clean_pages_in_accounting_mode() {
     for verify in [false, true] {
         let mut d = device_in_mode("cbm", 4, 6, 4, verify, |b| b.set_param("block_threshold", 2i64));
-        d.write_through(0, 0).unwrap();
-        d.read(0, 0).unwrap(); // DRAM: 0 (clean, on flash)
-        d.read(3, 0).unwrap(); // DRAM: 3 (never written: nothing to merge)
+        d.write_through(Lpn(0), Nanos::ZERO).unwrap();
+        d.read(Lpn(0), Nanos::ZERO).unwrap(); // DRAM: 0 (clean, on flash)
+        d.read(Lpn(3), Nanos::ZERO).unwrap(); // DRAM: 3 (never written: nothing to merge)
         writes(&mut d, &[1, 2]); // block 0 {1, 2}: Block Region
         writes(&mut d, &[5, 6, 9, 10]); // NVRAM full
         let base = flushed(&d);
-        d.write(13, 0).unwrap(); // victim: block 0 {1, 2}, merged with DRAM's page 0, not 3
+        d.write(Lpn(13), Nanos::ZERO).unwrap(); // victim: block 0 {1, 2}, merged with DRAM's page 0, not 3
         assert_eq!(flushed(&d) - base, 3, "verify {verify}");
         assert_eq!(d.buffer.counters().unwrap().merged_clean_pages, 1, "verify {verify}");
     }
@@ -369,7 +369,7 @@ fn cbm_merges_clean_pages_in_accounting_mode() {
 fn cbm_falls_back_to_the_page_region() {
     let mut d = device_with("cbm", 2, 3, 4, |b| b.set_param("block_threshold", 4i64));
     writes(&mut d, &[0, 4, 1]);
-    d.write(8, 0).unwrap(); // LRU page is 0: block 0 {0, 1} goes down
+    d.write(Lpn(8), Nanos::ZERO).unwrap(); // LRU page is 0: block 0 {0, 1} goes down
     assert_eq!(flushed(&d), 2);
     assert_eq!(image(&mut d).1, vec![4, 8]);
 }
@@ -390,15 +390,15 @@ fn crash_loses_exactly_the_dram_only_dirty_pages() {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let lpn = (x >> 33) % 40;
             if i % 3 == 0 {
-                d.read(lpn, 0).unwrap();
+                d.read(Lpn(lpn), Nanos::ZERO).unwrap();
             } else {
-                d.write(lpn, 0).unwrap();
+                d.write(Lpn(lpn), Nanos::ZERO).unwrap();
             }
         }
         let exposed = d.buffer.exposed();
         let (lost, kept) = image(&mut d);
         assert_eq!(lost.len() as u64, exposed, "{policy}: exposure counts the pages a crash loses");
-        let report = d.crash(0).unwrap();
+        let report = d.crash(Nanos::ZERO).unwrap();
         assert_eq!(report.lost, lost, "{policy}");
         assert_eq!(report.nvram_pages, kept.len() as u64);
         match policy {
@@ -413,7 +413,7 @@ fn crash_loses_exactly_the_dram_only_dirty_pages() {
         if nvram == 0 && policy != "none" {
             let mut d = device_with(policy, 0, 12, 4, |_| {});
             writes(&mut d, &[1, 2, 3, 9, 1]);
-            assert_eq!(d.crash(0).unwrap().lost, Vec::<u64>::new(), "{policy} in NVRAM");
+            assert_eq!(d.crash(Nanos::ZERO).unwrap().lost, Vec::<u64>::new(), "{policy} in NVRAM");
         }
     }
 }
@@ -449,14 +449,14 @@ fn buffer_options_apply_only_where_they_mean_something() {
 fn fab_options_drop_the_read_cache_or_write_clean_pages_back() {
     let run = |tweak: fn(&mut BufferConfig)| {
         let mut d = device_with("fab", 4, 0, 8, tweak);
-        d.write_through(1, 0).unwrap();
-        d.write_through(2, 0).unwrap();
-        d.read(1, 0).unwrap();
-        d.read(2, 0).unwrap(); // block 0: 1, 2 read (clean) unless reads are not cached
-        d.write(0, 0).unwrap(); // block 0: 0 dirty
-        d.read(1, 0).unwrap(); // a hit when reads are cached
+        d.write_through(Lpn(1), Nanos::ZERO).unwrap();
+        d.write_through(Lpn(2), Nanos::ZERO).unwrap();
+        d.read(Lpn(1), Nanos::ZERO).unwrap();
+        d.read(Lpn(2), Nanos::ZERO).unwrap(); // block 0: 1, 2 read (clean) unless reads are not cached
+        d.write(Lpn(0), Nanos::ZERO).unwrap(); // block 0: 0 dirty
+        d.read(Lpn(1), Nanos::ZERO).unwrap(); // a hit when reads are cached
         writes(&mut d, &[8]);
-        d.write(16, 0).unwrap(); // full when reads are cached: block 0 (largest) leaves
+        d.write(Lpn(16), Nanos::ZERO).unwrap(); // full when reads are cached: block 0 (largest) leaves
         let (c, f) = (d.buffer.counters().unwrap(), flushed(&d));
         d.verify_all().unwrap();
         (c.read_hits, c.merged_clean_pages, c.flushed_pages, f)

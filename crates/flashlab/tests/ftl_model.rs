@@ -8,6 +8,7 @@ use flashlab::buffer::{self, BufferConfig};
 use flashlab::device::Device;
 use flashlab::ftl::{self, gc, schedule, FtlConfig, FtlSpec, Striping};
 use flashlab::nand::{GcUnit, Geometry, Layout, TimingParams};
+use flashlab::units::{Lpn, Nanos};
 use proptest::prelude::*;
 
 #[derive(Clone, Debug)]
@@ -183,13 +184,13 @@ proptest! {
                 // Device::read asserts the oracle; check mode validates after each op (and after
                 // any background GC at the end of the request).
                 match *s {
-                    Step::Write(l) => { dev.write(l % n, 0).unwrap(); }
-                    Step::Read(l) => { dev.read(l % n, 0).unwrap(); }
-                    Step::Trim(l) => { dev.trim(l % n, 0).unwrap(); }
+                    Step::Write(l) => { dev.write(Lpn(l % n), Nanos::ZERO).unwrap(); }
+                    Step::Read(l) => { dev.read(Lpn(l % n), Nanos::ZERO).unwrap(); }
+                    Step::Trim(l) => { dev.trim(Lpn(l % n), Nanos::ZERO).unwrap(); }
                 }
-                dev.end_request(0).unwrap();
+                dev.end_request(Nanos::ZERO).unwrap();
             }
-            dev.flush(0).unwrap();
+            dev.flush(Nanos::ZERO).unwrap();
             dev.verify_all().unwrap();
         }
     }
@@ -205,8 +206,8 @@ fn long_random_overwrite_survives_gc_everywhere() {
         let mut x = 12345u64;
         for i in 0..20 * n {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            dev.write((x >> 33) % n, 0).unwrap_or_else(|e| panic!("{combo:?} write {i}: {e}"));
-            dev.end_request(0).unwrap_or_else(|e| panic!("{combo:?} background GC after write {i}: {e}"));
+            dev.write(Lpn((x >> 33) % n), Nanos::ZERO).unwrap_or_else(|e| panic!("{combo:?} write {i}: {e}"));
+            dev.end_request(Nanos::ZERO).unwrap_or_else(|e| panic!("{combo:?} background GC after write {i}: {e}"));
         }
         dev.verify_all().unwrap();
         let c = dev.ftl.counters();
@@ -231,7 +232,7 @@ fn greedy_beats_fifo_on_skewed_overwrites() {
             // 80% of writes on 20% of the space.
             let hot = (x >> 60) < 13;
             let lpn = if hot { (x >> 20) % (n / 5) } else { (x >> 20) % n };
-            dev.write(if i < n { i } else { lpn }, 0).unwrap();
+            dev.write(Lpn(if i < n { i } else { lpn }), Nanos::ZERO).unwrap();
         }
         let c = dev.ftl.counters();
         dev.ftl.nand().counters.programs as f64 / c.host_writes as f64
@@ -248,7 +249,7 @@ fn block_unit_gc_moves_are_copybacks_and_line_unit_moves_cross_planes() {
         let mut x = 7u64;
         for _ in 0..10 * n {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            dev.write((x >> 33) % n, 0).unwrap();
+            dev.write(Lpn((x >> 33) % n), Nanos::ZERO).unwrap();
         }
         let c = dev.ftl.nand().counters;
         assert!(dev.ftl.counters().gc_copies > 0, "{unit:?}: GC moved no page");
@@ -280,7 +281,7 @@ fn two_region_policies_move_pages_only_along_their_flows() {
             } else {
                 (x >> 20) % n
             };
-            dev.write(lpn, 0).unwrap();
+            dev.write(Lpn(lpn), Nanos::ZERO).unwrap();
         }
         dev.verify_all().unwrap();
         let report = dev.ftl.gc_report();

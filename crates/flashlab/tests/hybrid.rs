@@ -3,6 +3,7 @@
 
 use flashlab::ftl::{self, Ftl, FtlConfig, FtlSpec, HybridReport, Striping};
 use flashlab::nand::{GcUnit, Geometry, Layout};
+use flashlab::units::{Lpn, Nanos};
 
 fn geo(planes: u32, blocks: u32, pages: u32) -> Geometry {
     Geometry {
@@ -60,20 +61,20 @@ impl Run {
     fn w(&mut self, lpns: &[u64]) -> &mut Self {
         for &l in lpns {
             self.tag += 1;
-            self.f.write(l, self.tag, 0).unwrap();
+            self.f.write(Lpn(l), self.tag, Nanos::ZERO).unwrap();
             self.last[l as usize] = Some(self.tag);
             self.f.validate().unwrap();
         }
         self
     }
     fn trim(&mut self, l: u64) {
-        self.f.trim(l, 0).unwrap();
+        self.f.trim(Lpn(l), Nanos::ZERO).unwrap();
         self.last[l as usize] = None;
         self.f.validate().unwrap();
     }
     fn check_reads(&mut self) {
         for l in 0..self.last.len() {
-            assert_eq!(self.f.read(l as u64, 0).unwrap().tag, self.last[l], "lpn {l}");
+            assert_eq!(self.f.read(Lpn(l as u64), Nanos::ZERO).unwrap().tag, self.last[l], "lpn {l}");
         }
     }
     fn r(&self) -> HybridReport {
@@ -210,7 +211,7 @@ fn every_read_returns_the_last_write() {
                 let l = if lcg(&mut x).is_multiple_of(4) { lcg(&mut x) % 80 } else { lcg(&mut x) % 12 };
                 match lcg(&mut x) % 10 {
                     0 => r.trim(l),
-                    1..=3 => assert_eq!(r.f.read(l, 0).unwrap().tag, r.last[l as usize], "{m}"),
+                    1..=3 => assert_eq!(r.f.read(Lpn(l), Nanos::ZERO).unwrap().tag, r.last[l as usize], "{m}"),
                     _ => {
                         r.w(&[l]);
                     }
@@ -236,7 +237,7 @@ fn random_workload(m: &str) -> (HybridReport, u64) {
         // 80% of updates on a 64-page hot set.
         let l = if lcg(&mut x) % 10 < 8 { lcg(&mut x) % 64 } else { lcg(&mut x) % 384 };
         r.tag += 1;
-        r.f.write(l, r.tag, 0).unwrap();
+        r.f.write(Lpn(l), r.tag, Nanos::ZERO).unwrap();
         r.last[l as usize] = Some(r.tag);
     }
     r.f.validate().unwrap();
@@ -281,7 +282,7 @@ fn configuration_errors_name_their_key() {
 
 impl Run {
     fn defrag(&mut self, src: u64, tgt: u64, n: u64) {
-        self.f.defrag_copy(src, tgt, n, 0).unwrap();
+        self.f.defrag_copy(Lpn(src), Lpn(tgt), n, Nanos::ZERO).unwrap();
         for i in 0..n {
             self.last[(tgt + i) as usize] = self.last[(src + i) as usize];
         }

@@ -14,6 +14,7 @@ use flashlab::device::FlashState;
 use flashlab::ftl::{self, gc, schedule};
 use flashlab::results::Results;
 use flashlab::sim::{self, PreconditionPath, PreconditionPool, Preconditioned, Quiet};
+use flashlab::units::{Lpn, Ppn};
 
 /// A small device, filled and half overwritten, then a skewed workload through a buffer.
 const BASE: &str = r#"
@@ -180,14 +181,14 @@ fn assert_same_flash(a: &FlashState, b: &FlashState, what: &str) {
     assert_eq!(na.counters, nb.counters, "{what}: NAND counters");
     assert_eq!(na.erase_counts(), nb.erase_counts(), "{what}: erase counts");
     assert_eq!(na.timing(), nb.timing(), "{what}: timeline");
-    for ppn in 0..na.layout().total_pages() {
+    for ppn in (0..na.layout().total_pages()).map(Ppn) {
         let (x, y) = ((na.oob_lpn(ppn), na.oob_tag(ppn)), (nb.oob_lpn(ppn), nb.oob_tag(ppn)));
         assert_eq!(x, y, "{what}: OOB of ppn {ppn}");
     }
     for block in 0..na.layout().geo.total_blocks() {
         assert_eq!(na.next_page(block), nb.next_page(block), "{what}: program point of block {block}");
     }
-    for lpn in 0..fa.logical_pages() {
+    for lpn in (0..fa.logical_pages()).map(Lpn) {
         assert_eq!(fa.mapped_ppn(lpn), fb.mapped_ppn(lpn), "{what}: mapping of lpn {lpn}");
     }
     assert_eq!(a.versions(), b.versions(), "{what}: version tags and write clock");
@@ -300,7 +301,7 @@ fn preconditioning_without_a_clock_leaves_the_flash_the_clocked_one_left() {
     let accounting = config(&["ftl.striping=\"dynamic\"".into(), "sim.mode=\"accounting\"".into()]);
     let t = sim::preconditioned(&timing, &mut Quiet).unwrap();
     let a = sim::preconditioned(&accounting, &mut Quiet).unwrap();
-    for lpn in 0..t.flash().ftl().logical_pages() {
+    for lpn in (0..t.flash().ftl().logical_pages()).map(Lpn) {
         assert_eq!(t.flash().ftl().mapped_ppn(lpn), a.flash().ftl().mapped_ppn(lpn), "lpn {lpn}");
     }
 }

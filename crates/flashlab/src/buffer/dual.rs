@@ -10,6 +10,7 @@ use super::{BufferCounters as Counters, CrashImage, WriteBuffer};
 use crate::error::Error;
 use crate::fastmap::{self, FastMap};
 use crate::ftl::{Ftl, ReadOutcome};
+use crate::units::{Lpn, Nanos};
 
 /// Where the two policies differ in mechanism.
 #[derive(Clone, Copy, Debug)]
@@ -85,17 +86,17 @@ impl<D: EvictPolicy, N: EvictPolicy> Dual<D, N> {
     }
 
     /// Free a DRAM slot: a clean victim is dropped, a dirty one migrates to NVRAM.
-    fn make_room_dram(&mut self, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error> {
+    fn make_room_dram(&mut self, t: Nanos, ftl: &mut dyn Ftl) -> Result<Nanos, Error> {
         if !self.dram.is_full() {
-            return Ok(t_ns);
+            return Ok(t);
         }
-        let mut done = t_ns;
+        let mut done = t;
         for s in self.d.victims(&self.dram) {
             let dirty = self.dram.dirty[s as usize];
             let (lpn, tag) = self.remove_dram(s);
             if dirty {
                 self.counters.migrated_pages += 1;
-                done = done.max(self.make_room_nvram(t_ns, ftl)?);
+                done = done.max(self.make_room_nvram(t, ftl)?);
                 self.insert_nvram(lpn, tag, Entry::Migrate);
             }
         }
@@ -103,9 +104,9 @@ impl<D: EvictPolicy, N: EvictPolicy> Dual<D, N> {
     }
 
     /// Free NVRAM: its victim block goes down with the same-block DRAM pages, in page order.
-    fn make_room_nvram(&mut self, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error> {
+    fn make_room_nvram(&mut self, t: Nanos, ftl: &mut dyn Ftl) -> Result<Nanos, Error> {
         if !self.nvram.is_full() {
-            return Ok(t_ns);
+            return Ok(t);
         }
         let victims = self.n.victims(&self.nvram);
         assert!(!victims.is_empty(), "a full NVRAM's policy named no victim");
@@ -131,22 +132,22 @@ impl<D: EvictPolicy, N: EvictPolicy> Dual<D, N> {
             }
         }
         down.sort_unstable_by_key(|d| d.0);
-        let mut done = t_ns;
+        let mut done = t;
         for (lpn, d) in &down {
             done = done.max(match *d {
                 Down::Nvram(s) => {
                     self.n.on_remove(s, *lpn);
-                    self.nvram.evict(s, t_ns, ftl)?
+                    self.nvram.evict(s, t, ftl)?
                 }
                 Down::DramDirty(s) => {
-                    let w = self.dram.clean(s, t_ns, ftl)?;
+                    let w = self.dram.clean(s, t, ftl)?;
                     self.d.on_cleaned(s);
                     self.counters.merged_dirty_pages += 1;
                     w
                 }
                 Down::DramClean(s) => {
                     self.counters.merged_clean_pages += 1;
-                    ftl.write(*lpn, self.dram.tag[s as usize], t_ns)?
+                    ftl.write(Lpn(*lpn), self.dram.tag[s as usize], t)?
                 }
             });
         }
@@ -156,31 +157,31 @@ impl<D: EvictPolicy, N: EvictPolicy> Dual<D, N> {
 }
 
 impl<D: EvictPolicy, N: EvictPolicy> WriteBuffer for Dual<D, N> {
-    fn read(&mut self, lpn: u64, t_ns: u64, ftl: &mut dyn Ftl) -> Result<ReadOutcome, Error> {
+    fn read(&mut self, Lpn(lpn): Lpn, t: Nanos, ftl: &mut dyn Ftl) -> Result<ReadOutcome, Error> {
         self.counters.read_accesses += 1;
         if let Some(s) = self.dram.slot(lpn) {
             self.counters.read_hits += 1;
             self.d.on_hit(s, lpn, false);
-            return Ok(self.dram.outcome(s, t_ns));
+            return Ok(self.dram.outcome(s, t));
         }
         if let Some(s) = self.nvram.slot(lpn) {
             self.counters.read_hits += 1;
             self.n.on_hit(s, lpn, false);
-            return Ok(self.nvram.outcome(s, t_ns));
+            return Ok(self.nvram.outcome(s, t));
         }
-        let r = ftl.read(lpn, t_ns)?;
-        let freed = self.make_room_dram(t_ns, ftl)?;
+        let r = ftl.read(Lpn(lpn), t)?;
+        let freed = self.make_room_dram(t, ftl)?;
         self.insert_dram(lpn, r.tag, Entry::Read);
-        Ok(ReadOutcome { done_ns: r.done_ns.max(freed), tag: r.tag })
+        Ok(ReadOutcome { done: r.done.max(freed), tag: r.tag })
     }
 
-    fn write(&mut self, lpn: u64, tag: u32, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error> {
+    fn write(&mut self, Lpn(lpn): Lpn, tag: u32, t: Nanos, ftl: &mut dyn Ftl) -> Result<Nanos, Error> {
         self.counters.write_accesses += 1;
         if let Some(s) = self.nvram.slot(lpn) {
             self.counters.write_hits += 1;
             self.nvram.overwrite(s, tag);
             self.n.on_hit(s, lpn, true);
-            return Ok(t_ns);
+            return Ok(t);
         }
         let in_dram = self.dram.slot(lpn);
         if in_dram.is_some() {
@@ -190,10 +191,10 @@ impl<D: EvictPolicy, N: EvictPolicy> WriteBuffer for Dual<D, N> {
             (Some(s), false) => {
                 self.dram.overwrite(s, tag);
                 self.d.on_hit(s, lpn, true);
-                Ok(t_ns)
+                Ok(t)
             }
             (None, false) => {
-                let freed = self.make_room_dram(t_ns, ftl)?;
+                let freed = self.make_room_dram(t, ftl)?;
                 self.insert_dram(lpn, Some(tag), Entry::Write);
                 Ok(freed)
             }
@@ -201,14 +202,14 @@ impl<D: EvictPolicy, N: EvictPolicy> WriteBuffer for Dual<D, N> {
                 if let Some(s) = held {
                     self.remove_dram(s);
                 }
-                let freed = self.make_room_nvram(t_ns, ftl)?;
+                let freed = self.make_room_nvram(t, ftl)?;
                 self.insert_nvram(lpn, tag, Entry::Write);
                 Ok(freed)
             }
         }
     }
 
-    fn trim(&mut self, lpn: u64, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error> {
+    fn trim(&mut self, Lpn(lpn): Lpn, t: Nanos, ftl: &mut dyn Ftl) -> Result<Nanos, Error> {
         if let Some(s) = self.dram.slot(lpn) {
             self.remove_dram(s);
         }
@@ -216,12 +217,12 @@ impl<D: EvictPolicy, N: EvictPolicy> WriteBuffer for Dual<D, N> {
             self.n.on_remove(s, lpn);
             self.nvram.drop_slot(s);
         }
-        ftl.trim(lpn, t_ns)
+        ftl.trim(Lpn(lpn), t)
     }
 
-    fn flush(&mut self, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error> {
+    fn flush(&mut self, t: Nanos, ftl: &mut dyn Ftl) -> Result<Nanos, Error> {
         let before = self.dram.written + self.nvram.written;
-        let done = self.dram.flush_all(t_ns, ftl)?.max(self.nvram.flush_all(t_ns, ftl)?);
+        let done = self.dram.flush_all(t, ftl)?.max(self.nvram.flush_all(t, ftl)?);
         self.counters.flush_command_pages += self.dram.written + self.nvram.written - before;
         Ok(done)
     }

@@ -4,6 +4,9 @@
 //! migration and merge mechanics are shared (`pages.rs` for one memory, `dual.rs` for DRAM +
 //! NVRAM); the FTL below is reached only through the `ftl` argument, so flushes are ordinary
 //! FTL writes and erases and WAF respond to the buffer.
+//!
+//! [`WriteBuffer`]'s operations take typed pages and times ([`Lpn`], [`Nanos`]), as the
+//! [`Ftl`] below does; inside, the slots and the policies' structures hold raw page numbers.
 
 pub mod blockclock;
 pub mod bplru;
@@ -24,16 +27,21 @@ use crate::error::Error;
 use crate::ftl::{Ftl, ReadOutcome};
 use crate::reference::{no_params as no_schema, schema_of};
 use crate::registry::{Entry, Registry};
-use crate::units::ByteSize;
+use crate::units::{ByteSize, Lpn, Nanos};
 
 use pages::PageStore;
 
+/// A write buffer: serves the host's page operations, reaching the FTL below through `ftl`.
 pub trait WriteBuffer: Send {
-    fn read(&mut self, lpn: u64, t_ns: u64, ftl: &mut dyn Ftl) -> Result<ReadOutcome, Error>;
-    fn write(&mut self, lpn: u64, tag: u32, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error>;
-    fn trim(&mut self, lpn: u64, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error>;
-    /// Write every dirty page down (end of run, flush command).
-    fn flush(&mut self, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error>;
+    /// Read logical page `lpn` issued at `t`: from the buffer on a hit, else from `ftl`.
+    fn read(&mut self, lpn: Lpn, t: Nanos, ftl: &mut dyn Ftl) -> Result<ReadOutcome, Error>;
+    /// Accept version `tag` of `lpn` issued at `t`; returns when it is acknowledged (after any
+    /// write-back that made room).
+    fn write(&mut self, lpn: Lpn, tag: u32, t: Nanos, ftl: &mut dyn Ftl) -> Result<Nanos, Error>;
+    /// Discard `lpn`, buffered copy included, issued at `t`; returns completion.
+    fn trim(&mut self, lpn: Lpn, t: Nanos, ftl: &mut dyn Ftl) -> Result<Nanos, Error>;
+    /// Write every dirty page down (end of run, flush command), issued at `t`; returns completion.
+    fn flush(&mut self, t: Nanos, ftl: &mut dyn Ftl) -> Result<Nanos, Error>;
     /// Hits by reads and writes, pages written down (buffers that hold pages).
     fn counters(&self) -> Option<BufferCounters> {
         None
@@ -65,9 +73,9 @@ pub trait WriteBuffer: Send {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CrashImage {
     /// Acknowledged writes held dirty in DRAM only.
-    pub lost: Vec<(u64, u32)>,
+    pub lost: Vec<(Lpn, u32)>,
     /// Pages held in NVRAM (they survive and take precedence over flash at restart).
-    pub kept: Vec<(u64, u32)>,
+    pub kept: Vec<(Lpn, u32)>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

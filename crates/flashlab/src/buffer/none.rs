@@ -3,6 +3,7 @@
 use super::{BufferConfig, WriteBuffer};
 use crate::error::Error;
 use crate::ftl::{Ftl, ReadOutcome};
+use crate::units::{Lpn, Nanos};
 
 pub struct NoBuffer;
 
@@ -13,17 +14,17 @@ pub fn build(cfg: &BufferConfig, _ctx: &super::BufferContext) -> Result<Box<dyn 
 
 impl WriteBuffer for NoBuffer {
     #[inline]
-    fn read(&mut self, lpn: u64, t_ns: u64, ftl: &mut dyn Ftl) -> Result<ReadOutcome, Error> {
-        ftl.read(lpn, t_ns)
+    fn read(&mut self, lpn: Lpn, t: Nanos, ftl: &mut dyn Ftl) -> Result<ReadOutcome, Error> {
+        ftl.read(lpn, t)
     }
     #[inline]
-    fn write(&mut self, lpn: u64, tag: u32, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error> {
-        ftl.write(lpn, tag, t_ns)
+    fn write(&mut self, lpn: Lpn, tag: u32, t: Nanos, ftl: &mut dyn Ftl) -> Result<Nanos, Error> {
+        ftl.write(lpn, tag, t)
     }
-    fn trim(&mut self, lpn: u64, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error> {
-        ftl.trim(lpn, t_ns)
+    fn trim(&mut self, lpn: Lpn, t: Nanos, ftl: &mut dyn Ftl) -> Result<Nanos, Error> {
+        ftl.trim(lpn, t)
     }
-    fn flush(&mut self, t_ns: u64, _ftl: &mut dyn Ftl) -> Result<u64, Error> {
-        Ok(t_ns)
+    fn flush(&mut self, t: Nanos, _ftl: &mut dyn Ftl) -> Result<Nanos, Error> {
+        Ok(t)
     }
 }

@@ -5,11 +5,15 @@
 //! exposure and the crash image. Policy decides, mechanism acts: an [`EvictPolicy`] only hears
 //! about inserts, hits and removals and names the victims when the buffer is full; [`Buffered`]
 //! (one memory) and [`super::dual::Dual`] (DRAM + NVRAM) do the rest.
+//!
+//! Slots and policies hold raw page numbers (`u64`); a page becomes an [`Lpn`] where it goes
+//! down to the FTL or out in a [`CrashImage`]. Times are [`Nanos`] throughout.
 
 use super::{BufferCounters as Counters, CrashImage, WriteBuffer};
 use crate::error::Error;
 use crate::fastmap::{self, FastMap};
 use crate::ftl::{Ftl, ReadOutcome};
+use crate::units::{Lpn, Nanos};
 
 /// How a page enters a store.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,24 +120,24 @@ impl<P: EvictPolicy> Buffered<P> {
         self
     }
 
-    fn make_room(&mut self, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error> {
+    fn make_room(&mut self, t: Nanos, ftl: &mut dyn Ftl) -> Result<Nanos, Error> {
         if !self.pages.is_full() {
-            return Ok(t_ns);
+            return Ok(t);
         }
         let victims = self.policy.victims(&self.pages);
         assert!(!victims.is_empty(), "a full buffer's policy named no victim");
         let before = self.pages.written;
-        let mut done = t_ns;
+        let mut done = t;
         let gone: Vec<u64> = victims.iter().map(|&s| self.pages.lpn[s as usize]).collect();
         let mut clean_written = 0;
         for s in victims {
             let lpn = self.pages.lpn[s as usize];
             self.policy.on_remove(s, lpn);
             if self.writes_clean && !self.pages.dirty[s as usize] && self.pages.data[s as usize] {
-                done = done.max(ftl.write(lpn, self.pages.tag[s as usize], t_ns)?);
+                done = done.max(ftl.write(Lpn(lpn), self.pages.tag[s as usize], t)?);
                 clean_written += 1;
             }
-            done = done.max(self.pages.evict(s, t_ns, ftl)?);
+            done = done.max(self.pages.evict(s, t, ftl)?);
         }
         self.counters.merged_clean_pages += clean_written;
         let mut batch = self.pages.written - before + clean_written;
@@ -143,9 +147,9 @@ impl<P: EvictPolicy> Buffered<P> {
                 if self.pages.slot(lpn).is_some() || gone.contains(&lpn) {
                     continue;
                 }
-                let r = ftl.read(lpn, t_ns)?;
+                let r = ftl.read(Lpn(lpn), t)?;
                 if let Some(tag) = r.tag {
-                    done = done.max(ftl.write(lpn, tag, r.done_ns)?);
+                    done = done.max(ftl.write(Lpn(lpn), tag, r.done)?);
                     self.counters.padded_pages += 1;
                     batch += 1;
                 }
@@ -162,46 +166,46 @@ impl<P: EvictPolicy> Buffered<P> {
 }
 
 impl<P: EvictPolicy> WriteBuffer for Buffered<P> {
-    fn read(&mut self, lpn: u64, t_ns: u64, ftl: &mut dyn Ftl) -> Result<ReadOutcome, Error> {
+    fn read(&mut self, Lpn(lpn): Lpn, t: Nanos, ftl: &mut dyn Ftl) -> Result<ReadOutcome, Error> {
         self.counters.read_accesses += 1;
         if let Some(s) = self.pages.slot(lpn) {
             self.counters.read_hits += 1;
             self.policy.on_hit(s, lpn, false);
-            return Ok(self.pages.outcome(s, t_ns));
+            return Ok(self.pages.outcome(s, t));
         }
-        let r = ftl.read(lpn, t_ns)?;
+        let r = ftl.read(Lpn(lpn), t)?;
         if !self.caches_reads {
             return Ok(r);
         }
-        let freed = self.make_room(t_ns, ftl)?;
+        let freed = self.make_room(t, ftl)?;
         self.insert(lpn, r.tag, Entry::Read);
-        Ok(ReadOutcome { done_ns: r.done_ns.max(freed), tag: r.tag })
+        Ok(ReadOutcome { done: r.done.max(freed), tag: r.tag })
     }
 
-    fn write(&mut self, lpn: u64, tag: u32, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error> {
+    fn write(&mut self, Lpn(lpn): Lpn, tag: u32, t: Nanos, ftl: &mut dyn Ftl) -> Result<Nanos, Error> {
         self.counters.write_accesses += 1;
         if let Some(s) = self.pages.slot(lpn) {
             self.counters.write_hits += 1;
             self.pages.overwrite(s, tag);
             self.policy.on_hit(s, lpn, true);
-            return Ok(t_ns);
+            return Ok(t);
         }
-        let freed = self.make_room(t_ns, ftl)?;
+        let freed = self.make_room(t, ftl)?;
         self.insert(lpn, Some(tag), Entry::Write);
         Ok(freed)
     }
 
-    fn trim(&mut self, lpn: u64, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error> {
+    fn trim(&mut self, Lpn(lpn): Lpn, t: Nanos, ftl: &mut dyn Ftl) -> Result<Nanos, Error> {
         if let Some(s) = self.pages.slot(lpn) {
             self.policy.on_remove(s, lpn);
             self.pages.drop_slot(s);
         }
-        ftl.trim(lpn, t_ns)
+        ftl.trim(Lpn(lpn), t)
     }
 
-    fn flush(&mut self, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error> {
+    fn flush(&mut self, t: Nanos, ftl: &mut dyn Ftl) -> Result<Nanos, Error> {
         let before = self.pages.written;
-        let done = self.pages.flush_all(t_ns, ftl)?;
+        let done = self.pages.flush_all(t, ftl)?;
         self.counters.flush_command_pages += self.pages.written - before;
         Ok(done)
     }
@@ -306,8 +310,8 @@ impl PageStore {
     }
 
     /// A read served from slot `s`.
-    pub fn outcome(&self, s: u32, t_ns: u64) -> ReadOutcome {
-        ReadOutcome { done_ns: t_ns, tag: self.data[s as usize].then_some(self.tag[s as usize]) }
+    pub fn outcome(&self, s: u32, t: Nanos) -> ReadOutcome {
+        ReadOutcome { done: t, tag: self.data[s as usize].then_some(self.tag[s as usize]) }
     }
 
     /// Put `lpn` into a free slot: `tag` is its version, `None` for a never-written page.
@@ -335,8 +339,8 @@ impl PageStore {
     }
 
     /// Empty slot `s`, writing it down first if dirty; returns when the write completes.
-    pub fn evict(&mut self, s: u32, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error> {
-        let done = self.clean(s, t_ns, ftl)?;
+    pub fn evict(&mut self, s: u32, t: Nanos, ftl: &mut dyn Ftl) -> Result<Nanos, Error> {
+        let done = self.clean(s, t, ftl)?;
         self.drop_slot(s);
         Ok(done)
     }
@@ -353,23 +357,23 @@ impl PageStore {
     }
 
     /// Write slot `s` down if dirty; it stays cached, clean.
-    pub fn clean(&mut self, s: u32, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error> {
+    pub fn clean(&mut self, s: u32, t: Nanos, ftl: &mut dyn Ftl) -> Result<Nanos, Error> {
         if !self.dirty[s as usize] {
-            return Ok(t_ns);
+            return Ok(t);
         }
         self.dirty[s as usize] = false;
         self.dirty_pages -= 1;
         self.written += 1;
-        ftl.write(self.lpn[s as usize], self.tag[s as usize], t_ns)
+        ftl.write(Lpn(self.lpn[s as usize]), self.tag[s as usize], t)
     }
 
     /// Every dirty slot, in page order (sequential for the FTL, deterministic), written down.
-    pub fn flush_all(&mut self, t_ns: u64, ftl: &mut dyn Ftl) -> Result<u64, Error> {
+    pub fn flush_all(&mut self, t: Nanos, ftl: &mut dyn Ftl) -> Result<Nanos, Error> {
         let mut dirty: Vec<u32> = (0..self.capacity()).filter(|&s| self.dirty[s as usize]).collect();
         dirty.sort_unstable_by_key(|&s| self.lpn[s as usize]);
-        let mut done = t_ns;
+        let mut done = t;
         for s in dirty {
-            done = done.max(self.clean(s, t_ns, ftl)?);
+            done = done.max(self.clean(s, t, ftl)?);
         }
         Ok(done)
     }
@@ -380,7 +384,7 @@ impl PageStore {
         let mut held: Vec<u32> = self.slot_of.values().copied().collect();
         held.sort_unstable_by_key(|&s| self.lpn[s as usize]);
         for s in held {
-            let page = (self.lpn[s as usize], self.tag[s as usize]);
+            let page = (Lpn(self.lpn[s as usize]), self.tag[s as usize]);
             if !self.volatile {
                 image.kept.push(page);
             } else if self.dirty[s as usize] {

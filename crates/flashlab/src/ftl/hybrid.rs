@@ -49,6 +49,7 @@ use super::{Ftl, FtlCounters, FtlSpec, HybridReport, ReadOutcome, Striping};
 use crate::error::Error;
 use crate::fastmap::FastMap;
 use crate::nand::{GcUnit, Nand};
+use crate::units::{Lpn, Nanos, Ppn};
 
 /// "No block" / "no page" in the flat maps.
 pub(super) const NONE: u32 = u32::MAX;
@@ -126,7 +127,7 @@ impl LogView<'_> {
     /// The LPN the spare area of `ppn` names, if programmed.
     #[inline]
     pub fn oob_lpn(&self, ppn: u32) -> Option<u32> {
-        self.nand.oob_lpn(ppn)
+        self.nand.oob_lpn(Ppn(ppn)).map(|l| l.0 as u32)
     }
 }
 
@@ -359,7 +360,7 @@ impl<S: LogScheme> LogBlockFtl<S> {
 
     #[inline]
     fn is_valid(&self, ppn: u32) -> bool {
-        self.nand.oob_lpn(ppn).is_some_and(|l| self.loc[l as usize] == ppn)
+        self.nand.oob_lpn(Ppn(ppn)).is_some_and(|l| self.loc[l.index()] == ppn)
     }
 
     /// What the scheme reads when it decides.
@@ -380,7 +381,7 @@ impl<S: LogScheme> LogBlockFtl<S> {
     }
 
     fn release(&mut self, plane: usize, block: u32, t: u64) -> u64 {
-        let done = self.nand.erase_segment(block, t);
+        let Nanos(done) = self.nand.erase_segment(block, Nanos(t));
         self.role[block as usize] = Role::Free;
         self.p[plane].free.push_back(block);
         done
@@ -399,9 +400,10 @@ impl<S: LogScheme> LogBlockFtl<S> {
     /// Program host data for `lpn` at the next page of `block`.
     fn program_host(&mut self, block: u32, lpn: u64, tag: u32, t: u64) -> u64 {
         let ppn = block * self.ppb + self.next(block);
-        let done = match self.copy_from.take() {
-            Some(src) => self.nand.move_page_as(self.loc[src as usize], ppn, lpn as u32, t),
-            None => self.nand.program(ppn, lpn as u32, tag, t),
+        let (dst, as_lpn, t) = (Ppn(ppn), Lpn(lpn), Nanos(t));
+        let Nanos(done) = match self.copy_from.take() {
+            Some(src) => self.nand.move_page_as(Ppn(self.loc[src as usize]), dst, as_lpn, t),
+            None => self.nand.program(dst, as_lpn, tag, t),
         };
         self.loc[lpn as usize] = ppn;
         done
@@ -410,7 +412,7 @@ impl<S: LogScheme> LogBlockFtl<S> {
     /// Merge copy of flash page `src` as `lpn`'s data to the next page of `block`.
     fn copy_as(&mut self, src: u32, lpn: u64, block: u32, t: u64) -> u64 {
         let dst = block * self.ppb + self.next(block);
-        let done = self.nand.move_page_as(src, dst, lpn as u32, t);
+        let Nanos(done) = self.nand.move_page_as(Ppn(src), Ppn(dst), Lpn(lpn), Nanos(t));
         self.loc[lpn as usize] = dst;
         self.counters.gc_copies += 1;
         done
@@ -510,7 +512,7 @@ impl<S: LogScheme> LogBlockFtl<S> {
         if cur == NONE {
             return Ok(self.trim_page(tgt, t));
         }
-        let tag = self.nand.oob_tag(cur).unwrap_or(0);
+        let tag = self.nand.oob_tag(Ppn(cur)).unwrap_or(0);
         self.copy_from = Some(src);
         let done = self.host_write(tgt, tag, t)?;
         debug_assert!(self.copy_from.is_none(), "the copy was programmed");
@@ -525,7 +527,7 @@ impl<S: LogScheme> LogBlockFtl<S> {
         if d == NONE || off >= self.next(d) {
             return Class::InPlace;
         }
-        if self.loc[lpn as usize] != NONE || self.nand.oob_lpn(d * self.ppb + off).is_some() {
+        if self.loc[lpn as usize] != NONE || self.nand.oob_lpn(Ppn(d * self.ppb + off)).is_some() {
             Class::Pure
         } else {
             Class::Wasted
@@ -645,7 +647,7 @@ impl<S: LogScheme> LogBlockFtl<S> {
         for i in 0..self.next(victim) {
             let ppn = victim * self.ppb + i;
             if self.is_valid(ppn) {
-                let lpn = self.nand.oob_lpn(ppn).unwrap() as u64;
+                let lpn = self.nand.oob_lpn(Ppn(ppn)).expect("a valid page names its lpn").0;
                 let lbn = self.locate(lpn).1;
                 if !lbns.contains(&lbn) {
                     lbns.push(lbn);
@@ -694,7 +696,7 @@ impl<S: LogScheme> LogBlockFtl<S> {
         for i in 0..k {
             let ppn = log * self.ppb + i;
             let lpn = self.lpn_at(plane, lbn, i)?;
-            if self.nand.oob_lpn(ppn) != Some(lpn as u32) {
+            if self.nand.oob_lpn(Ppn(ppn)) != Some(Lpn(lpn)) {
                 return None;
             }
             let cur = self.loc[lpn as usize];
@@ -829,8 +831,8 @@ impl<S: LogScheme> LogBlockFtl<S> {
                     continue;
                 }
                 for i in 0..self.next(d) {
-                    if let Some(l) = self.nand.oob_lpn(d * ppb + i) {
-                        if self.lpn_at(pi, lbn as u32, i) != Some(l as u64) {
+                    if let Some(Lpn(l)) = self.nand.oob_lpn(Ppn(d * ppb + i)) {
+                        if self.lpn_at(pi, lbn as u32, i) != Some(l) {
                             return Err(format!("data block {d} of lbn {lbn} holds lpn {l} at page {i}"));
                         }
                     }
@@ -848,11 +850,12 @@ impl<S: LogScheme> LogBlockFtl<S> {
             if ppn == NONE {
                 continue;
             }
+            let oob = || self.nand.oob_lpn(Ppn(ppn)).map(|l| l.0);
             if ppn >= self.nand.layout().total_pages()
-                || !self.nand.is_programmed(ppn)
-                || self.nand.oob_lpn(ppn) != Some(lpn as u32)
+                || !self.nand.is_programmed(Ppn(ppn))
+                || oob() != Some(lpn as u64)
             {
-                return Err(format!("lpn {lpn} maps to ppn {ppn} whose OOB names {:?}", self.nand.oob_lpn(ppn)));
+                return Err(format!("lpn {lpn} maps to ppn {ppn} whose OOB names {:?}", oob()));
             }
             let (plane, lbn, off) = self.locate(lpn as u64);
             let (block, page) = (ppn / ppb, ppn % ppb);
@@ -896,36 +899,36 @@ impl<S: LogScheme> LogBlockFtl<S> {
 }
 
 impl<S: LogScheme> Ftl for LogBlockFtl<S> {
-    fn read(&mut self, lpn: u64, t_ns: u64) -> Result<ReadOutcome, Error> {
+    fn read(&mut self, Lpn(lpn): Lpn, t: Nanos) -> Result<ReadOutcome, Error> {
         self.check_lpn(lpn);
         self.counters.host_reads += 1;
         let from = if self.pending.is_empty() { lpn } else { self.pending.get(&lpn).copied().unwrap_or(lpn) };
         let ppn = self.loc[from as usize];
         if ppn == NONE {
             self.counters.unmapped_reads += 1;
-            return Ok(ReadOutcome { done_ns: t_ns, tag: None });
+            return Ok(ReadOutcome { done: t, tag: None });
         }
-        let done_ns = self.nand.read(ppn, t_ns);
-        Ok(ReadOutcome { done_ns, tag: Some(self.nand.oob_tag(ppn).unwrap_or(0)) })
+        let ppn = Ppn(ppn);
+        Ok(ReadOutcome { done: self.nand.read(ppn, t), tag: Some(self.nand.oob_tag(ppn).unwrap_or(0)) })
     }
 
-    fn write(&mut self, lpn: u64, tag: u32, t_ns: u64) -> Result<u64, Error> {
+    fn write(&mut self, Lpn(lpn): Lpn, tag: u32, Nanos(t_ns): Nanos) -> Result<Nanos, Error> {
         self.check_lpn(lpn);
         self.counters.host_writes += 1;
         let done = self.before_change(lpn, t_ns)?;
-        Ok(done.max(self.host_write(lpn, tag, t_ns)?))
+        Ok(Nanos(done.max(self.host_write(lpn, tag, t_ns)?)))
     }
 
-    fn trim(&mut self, lpn: u64, t_ns: u64) -> Result<u64, Error> {
+    fn trim(&mut self, Lpn(lpn): Lpn, Nanos(t_ns): Nanos) -> Result<Nanos, Error> {
         self.check_lpn(lpn);
         let done = self.before_change(lpn, t_ns)?;
-        Ok(done.max(self.trim_page(lpn, t_ns)))
+        Ok(Nanos(done.max(self.trim_page(lpn, t_ns))))
     }
 
     /// `DefragMode::Merge`: recorded for the target's next merge (see [`DefragMode`]).
     /// `Eager`: each page is placed where the scheme would put a write of `tgt`, programmed by
     /// copy-back from the source's current flash page. Either way no host transfer.
-    fn defrag_copy(&mut self, src: u64, tgt: u64, pages: u64, t_ns: u64) -> Result<u64, Error> {
+    fn defrag_copy(&mut self, Lpn(src): Lpn, Lpn(tgt): Lpn, pages: u64, Nanos(t_ns): Nanos) -> Result<Nanos, Error> {
         let mut done = t_ns;
         for i in 0..pages {
             let (s, d) = (src + i, tgt + i);
@@ -940,7 +943,7 @@ impl<S: LogScheme> Ftl for LogBlockFtl<S> {
                 DefragMode::Eager => done = done.max(self.copy_now(s, d, t_ns)?),
             }
         }
-        Ok(done)
+        Ok(Nanos(done))
     }
 
     fn logical_pages(&self) -> u64 {
@@ -967,9 +970,9 @@ impl<S: LogScheme> Ftl for LogBlockFtl<S> {
         self.fill(first_tag)
     }
 
-    fn mapped_ppn(&self, lpn: u64) -> Option<u32> {
-        let ppn = self.loc[lpn as usize];
-        (ppn != NONE).then_some(ppn)
+    fn mapped_ppn(&self, lpn: Lpn) -> Option<Ppn> {
+        let ppn = self.loc[lpn.index()];
+        (ppn != NONE).then_some(Ppn(ppn))
     }
 
     fn table_bytes(&self) -> u64 {

@@ -13,6 +13,9 @@
 //! - per-segment valid counts equal the number of mapped pages inside the segment;
 //! - every segment is exactly one of free / open / sealed, free ones erased;
 //! - the NAND rules (program once, in order) hold — the NAND model asserts them itself.
+//!
+//! [`Ftl`]'s operations take typed pages and times ([`Lpn`], [`Ppn`], [`Nanos`]); inside, a
+//! scheme's tables are flat arrays of raw integers and its inner paths pass raw numbers.
 
 pub mod alloc;
 pub mod bast;
@@ -32,12 +35,13 @@ use serde::{Deserialize, Serialize};
 use crate::error::Error;
 use crate::nand::{GcUnit, Layout, Nand, NandCounters, TimingParams};
 use crate::registry::{Entry, Registry};
+use crate::units::{Lpn, Nanos, Ppn};
 
 /// Result of a page read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReadOutcome {
-    /// Completion time (ns); equals the issue time in accounting mode or for unmapped pages.
-    pub done_ns: u64,
+    /// Completion time; equals the issue time in accounting mode or for unmapped pages.
+    pub done: Nanos,
     /// Version tag stored with the page (verify mode), `None` if the page was never written.
     pub tag: Option<u32>,
 }
@@ -159,31 +163,32 @@ pub fn fallback_share(extra: &std::collections::BTreeMap<String, u64>, victims: 
 
 /// A flash translation layer.
 pub trait Ftl: Send + Sync + dyn_clone::DynClone {
-    /// Read logical page `lpn` issued at `t_ns`.
-    fn read(&mut self, lpn: u64, t_ns: u64) -> Result<ReadOutcome, Error>;
-    /// Write logical page `lpn` carrying version `tag`, issued at `t_ns`; returns completion.
-    fn write(&mut self, lpn: u64, tag: u32, t_ns: u64) -> Result<u64, Error>;
-    /// Discard logical page `lpn`.
-    fn trim(&mut self, lpn: u64, t_ns: u64) -> Result<u64, Error>;
+    /// Read logical page `lpn` issued at `t`.
+    fn read(&mut self, lpn: Lpn, t: Nanos) -> Result<ReadOutcome, Error>;
+    /// Write logical page `lpn` carrying version `tag`, issued at `t`; returns completion.
+    fn write(&mut self, lpn: Lpn, tag: u32, t: Nanos) -> Result<Nanos, Error>;
+    /// Discard logical page `lpn`, issued at `t`; returns completion.
+    fn trim(&mut self, lpn: Lpn, t: Nanos) -> Result<Nanos, Error>;
     /// Copy logical pages `src..src+pages` to `tgt..tgt+pages` inside the device (a file
     /// system's defragmentation, `defrag_copy` of the defrag paper). By default through the
     /// host path (a read and a write per page, counted as host I/O); FTLs that can place the
     /// copy with copy-back override it.
-    fn defrag_copy(&mut self, src: u64, tgt: u64, pages: u64, t_ns: u64) -> Result<u64, Error> {
-        let mut done = t_ns;
+    fn defrag_copy(&mut self, src: Lpn, tgt: Lpn, pages: u64, t: Nanos) -> Result<Nanos, Error> {
+        let mut done = t;
         for i in 0..pages {
-            let r = self.read(src + i, t_ns)?;
+            let r = self.read(Lpn(src.0 + i), t)?;
+            let to = Lpn(tgt.0 + i);
             done = done.max(match r.tag {
-                Some(tag) => self.write(tgt + i, tag, r.done_ns)?,
-                None => self.trim(tgt + i, r.done_ns)?,
+                Some(tag) => self.write(to, tag, r.done)?,
+                None => self.trim(to, r.done)?,
             });
         }
         Ok(done)
     }
-    /// A host request has been served (issued at `t_ns`): the moment for background work
+    /// A host request has been served (issued at `t`): the moment for background work
     /// (the `femu` GC schedule's background GC). Returns whether anything was done. Default:
     /// nothing.
-    fn after_request(&mut self, _t_ns: u64) -> Result<bool, Error> {
+    fn after_request(&mut self, _t: Nanos) -> Result<bool, Error> {
         Ok(false)
     }
     /// Write every logical page once, in order: the state a sequential fill of a fresh device
@@ -197,7 +202,7 @@ pub trait Ftl: Send + Sync + dyn_clone::DynClone {
         Ok(false)
     }
     /// Physical page holding `lpn`'s current data, if it has one (tests compare mappings).
-    fn mapped_ppn(&self, lpn: u64) -> Option<u32>;
+    fn mapped_ppn(&self, lpn: Lpn) -> Option<Ppn>;
     /// Physical pages the FTL keeps from holding data in steady state: the GC schedule's
     /// reserve of free segments and the open segments of write streams beyond the first (their
     /// unwritten pages), counted whole. `None` for schemes whose spare space is not one pool of

@@ -17,6 +17,7 @@ use super::schedule::{self, GcSchedule, Round, ScheduleContext};
 use super::{Flow, Ftl, FtlCounters, FtlSpec, GcReport, MappingReport, ReadOutcome, Striping};
 use crate::error::Error;
 use crate::nand::{Nand, NandCounters};
+use crate::units::{Lpn, Nanos, Ppn};
 
 const UNMAPPED: u32 = u32::MAX;
 
@@ -172,7 +173,7 @@ impl<M: MapTable> PageFtl<M> {
                 let mut best_full = (u64::MAX, start);
                 for i in 0..pools {
                     let p = if start + i >= pools { start + i - pools } else { start + i };
-                    let Some(free_at) = self.nand.plane_free_at(p) else {
+                    let Some(Nanos(free_at)) = self.nand.plane_free_at(p) else {
                         best = (0, start);
                         break;
                     };
@@ -385,7 +386,7 @@ impl<M: MapTable> PageFtl<M> {
         }
         assert_eq!(self.segs.valid[victim as usize], 0, "victim {victim} still has valid pages after collection");
         self.table.victim_done(done, self.nand.timeline_mut());
-        self.nand.erase_segment(victim, done);
+        self.nand.erase_segment(victim, Nanos(done));
         self.segs.release(victim);
         self.policy.on_erase(victim);
         self.counters.gc_victims += 1;
@@ -395,18 +396,18 @@ impl<M: MapTable> PageFtl<M> {
     /// Move one valid page of `victim` to the frontier of (stream, pool).
     #[inline]
     fn move_valid(&mut self, ppn: u32, victim: u32, stream: usize, pool: u32, t_ns: u64) -> Result<u64, Error> {
-        let lpn = self.nand.oob_lpn(ppn).expect("a valid page carries its lpn in the OOB");
+        let Lpn(lpn) = self.nand.oob_lpn(Ppn(ppn)).expect("a valid page carries its lpn in the OOB");
         let dst = match self.segs.frontier_page(stream, pool) {
             Some(p) => p,
             None => self.take_page(stream, pool, t_ns)?,
         };
-        let done = self.nand.move_page(ppn, dst, t_ns);
+        let Nanos(done) = self.nand.move_page(Ppn(ppn), Ppn(dst), Nanos(t_ns));
         self.valid_bits[ppn as usize / 64] &= !(1 << (ppn % 64));
         self.segs.valid[victim as usize] -= 1;
         self.pool_valid[pool as usize] -= 1;
-        self.place(lpn as u64, dst);
+        self.place(lpn, dst);
         self.counters.gc_copies += 1;
-        self.table.moved(lpn as u64);
+        self.table.moved(lpn);
         let from = self.segs.stream[victim as usize] as usize;
         self.flows[from * self.cold_stream.len() + stream] += 1;
         if self.cold_stream[stream] && !self.cold_stream[from] {
@@ -439,12 +440,12 @@ impl<M: MapTable> PageFtl<M> {
             };
             debug_assert_eq!(self.l2p[lpn as usize], UNMAPPED, "a fill writes lpn {lpn} first");
             self.counters.host_writes += 1;
-            self.nand.program(ppn, lpn as u32, first_tag.wrapping_add(lpn as u32), 0);
+            self.nand.program(Ppn(ppn), Lpn(lpn), first_tag.wrapping_add(lpn as u32), Nanos::ZERO);
             self.place(lpn, ppn);
             match background {
                 Some(declined) => self.counters.gc_declined_rounds += declined,
                 None => {
-                    self.after_request(0)?;
+                    self.after_request(Nanos::ZERO)?;
                     background = self.fill_background();
                 }
             }
@@ -516,21 +517,21 @@ fn check_spare(spec: &FtlSpec, streams: usize, reserve: u32) -> Result<(), Error
 }
 
 impl<M: MapTable> Ftl for PageFtl<M> {
-    fn read(&mut self, lpn: u64, t_ns: u64) -> Result<ReadOutcome, Error> {
+    fn read(&mut self, Lpn(lpn): Lpn, Nanos(t_ns): Nanos) -> Result<ReadOutcome, Error> {
         self.check_lpn(lpn);
         self.counters.host_reads += 1;
-        let t_ns = self.lookup(lpn, false, t_ns);
+        let t = Nanos(self.lookup(lpn, false, t_ns));
         let ppn = self.l2p[lpn as usize];
         if ppn == UNMAPPED {
             self.counters.unmapped_reads += 1;
-            return Ok(ReadOutcome { done_ns: t_ns, tag: None });
+            return Ok(ReadOutcome { done: t, tag: None });
         }
-        let done_ns = self.nand.read(ppn, t_ns);
-        Ok(ReadOutcome { done_ns, tag: Some(self.nand.oob_tag(ppn).unwrap_or(0)) })
+        let ppn = Ppn(ppn);
+        Ok(ReadOutcome { done: self.nand.read(ppn, t), tag: Some(self.nand.oob_tag(ppn).unwrap_or(0)) })
     }
 
     #[inline]
-    fn write(&mut self, lpn: u64, tag: u32, t_ns: u64) -> Result<u64, Error> {
+    fn write(&mut self, Lpn(lpn): Lpn, tag: u32, Nanos(t_ns): Nanos) -> Result<Nanos, Error> {
         self.check_lpn(lpn);
         let t_ns = self.lookup(lpn, true, t_ns);
         let stream = self.policy.host_stream(lpn);
@@ -544,12 +545,12 @@ impl<M: MapTable> Ftl for PageFtl<M> {
             self.leave_cold(lpn, true);
         }
         self.counters.host_writes += 1;
-        let done = self.nand.program(ppn, lpn as u32, tag, t_ns);
+        let done = self.nand.program(Ppn(ppn), Lpn(lpn), tag, Nanos(t_ns));
         self.place(lpn, ppn);
         Ok(done)
     }
 
-    fn trim(&mut self, lpn: u64, t_ns: u64) -> Result<u64, Error> {
+    fn trim(&mut self, Lpn(lpn): Lpn, Nanos(t_ns): Nanos) -> Result<Nanos, Error> {
         self.check_lpn(lpn);
         let t_ns = self.lookup(lpn, true, t_ns);
         self.counters.trims += 1;
@@ -560,7 +561,7 @@ impl<M: MapTable> Ftl for PageFtl<M> {
         if !self.in_cold.is_empty() {
             self.leave_cold(lpn, false);
         }
-        Ok(t_ns)
+        Ok(Nanos(t_ns))
     }
 
     fn fill_sequential(&mut self, first_tag: u32) -> Result<bool, Error> {
@@ -572,12 +573,12 @@ impl<M: MapTable> Ftl for PageFtl<M> {
         Ok(true)
     }
 
-    fn mapped_ppn(&self, lpn: u64) -> Option<u32> {
-        let ppn = self.l2p[lpn as usize];
-        (ppn != UNMAPPED).then_some(ppn)
+    fn mapped_ppn(&self, lpn: Lpn) -> Option<Ppn> {
+        let ppn = self.l2p[lpn.index()];
+        (ppn != UNMAPPED).then_some(Ppn(ppn))
     }
 
-    fn after_request(&mut self, t_ns: u64) -> Result<bool, Error> {
+    fn after_request(&mut self, Nanos(t_ns): Nanos) -> Result<bool, Error> {
         if !self.background {
             return Ok(false);
         }
@@ -665,15 +666,16 @@ impl<M: MapTable> Ftl for PageFtl<M> {
             if ppn == UNMAPPED {
                 continue;
             }
-            if ppn >= l.total_pages() || !self.nand.is_programmed(ppn) {
+            if ppn >= l.total_pages() || !self.nand.is_programmed(Ppn(ppn)) {
                 return Err(format!("lpn {lpn} maps to ppn {ppn}, which is not a programmed page"));
             }
-            if self.nand.oob_lpn(ppn) != Some(lpn as u32) {
-                return Err(format!("lpn {lpn} maps to ppn {ppn} whose OOB names {:?}", self.nand.oob_lpn(ppn)));
+            let oob = self.nand.oob_lpn(Ppn(ppn)).map(|l| l.0);
+            if oob != Some(lpn as u64) {
+                return Err(format!("lpn {lpn} maps to ppn {ppn} whose OOB names {oob:?}"));
             }
             valid[l.segment_of(ppn) as usize] += 1;
         }
-        let mapped_here = |ppn: u32| self.nand.oob_lpn(ppn).is_some_and(|lpn| self.l2p[lpn as usize] == ppn);
+        let mapped_here = |ppn: u32| self.nand.oob_lpn(Ppn(ppn)).is_some_and(|lpn| self.l2p[lpn.index()] == ppn);
         if let Some(ppn) = (0..l.total_pages()).find(|&p| self.is_valid(p) != mapped_here(p)) {
             return Err(format!("ppn {ppn}: valid bit {} but mapped {}", self.is_valid(ppn), mapped_here(ppn)));
         }
@@ -762,8 +764,8 @@ mod tests {
     /// One host request: a page write, then the background work after it.
     fn request(f: &mut PageFtl, lpn: u64) -> FtlCounters {
         let before = f.counters;
-        f.write(lpn, 0, 0).unwrap();
-        f.after_request(0).unwrap();
+        f.write(Lpn(lpn), 0, Nanos::ZERO).unwrap();
+        f.after_request(Nanos::ZERO).unwrap();
         f.validate().unwrap();
         f.counters.minus(&before)
     }
@@ -816,16 +818,16 @@ mod tests {
             // The state of the test above just before line 0's fourth invalid page, one request per ms.
             for lpn in (0..929).chain(0..3) {
                 t += 1_000_000;
-                f.write(lpn, 0, t).unwrap();
-                f.after_request(t).unwrap();
+                f.write(Lpn(lpn), 0, Nanos(t)).unwrap();
+                f.after_request(Nanos(t)).unwrap();
             }
             t += 1_000_000;
-            f.write(3, 0, t).unwrap();
+            f.write(Lpn(3), 0, Nanos(t)).unwrap();
             if background {
-                assert!(f.after_request(t).unwrap(), "line 0 is collected in the background");
+                assert!(f.after_request(Nanos(t)).unwrap(), "line 0 is collected in the background");
             }
             let read_at = t + 1_000;
-            f.read(500, read_at).unwrap().done_ns - read_at
+            f.read(Lpn(500), Nanos(read_at)).unwrap().done.0 - read_at
         };
         let (idle, behind_gc) = (read_after(false), read_after(true));
         // Line 0's erase alone (one block per plane, all four planes) outlasts an idle read.

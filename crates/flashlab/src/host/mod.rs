@@ -12,12 +12,13 @@ use serde::{Deserialize, Serialize};
 use crate::device::Device;
 use crate::error::{Error, Location};
 use crate::registry::{Entry, Registry};
-use crate::units::ByteSize;
+use crate::units::{ByteSize, Nanos};
 use crate::workload::{Request, Workload};
 
+/// Turns a byte-addressed request into page operations on the device.
 pub trait HostLayer: Send {
-    /// Issue `req` at `t_ns` against `dev`; returns the completion time of its last page.
-    fn submit(&mut self, req: &Request, t_ns: u64, dev: &mut Device) -> Result<u64, Error>;
+    /// Issue `req` at `t` against `dev`; returns the completion time of its last page.
+    fn submit(&mut self, req: &Request, t: Nanos, dev: &mut Device) -> Result<Nanos, Error>;
 }
 
 /// What to do with a request beyond the logical capacity.

@@ -1,12 +1,13 @@
 //! Pass-through host layer: a request covering bytes [offset, offset+len) touches pages
 //! offset/page_size ..= (offset+len-1)/page_size. A partial-page write programs the whole page
-//! (no read-modify-write is modelled). Pages of one request are issued together at `t_ns`;
+//! (no read-modify-write is modelled). Pages of one request are issued together at `t`;
 //! the request completes with its last page. The simulator applies the out-of-range policy
 //! first; the device wraps (or, with `compact`, remaps) page numbers beyond its capacity.
 
 use super::{HostConfig, HostLayer};
 use crate::device::Device;
 use crate::error::Error;
+use crate::units::{Lpn, Nanos};
 use crate::workload::{Op, Request};
 
 pub struct Passthrough;
@@ -17,14 +18,14 @@ pub fn build(_cfg: &HostConfig) -> Result<Box<dyn HostLayer>, Error> {
 
 impl HostLayer for Passthrough {
     #[inline]
-    fn submit(&mut self, req: &Request, t_ns: u64, dev: &mut Device) -> Result<u64, Error> {
+    fn submit(&mut self, req: &Request, t: Nanos, dev: &mut Device) -> Result<Nanos, Error> {
         let (first, last) = dev.page_span(req.offset, req.len);
-        let mut done = t_ns;
-        for lpn in first..=last {
+        let mut done = t;
+        for lpn in (first..=last).map(Lpn) {
             let d = match req.op {
-                Op::Read => dev.read(lpn, t_ns)?,
-                Op::Write => dev.write(lpn, t_ns)?,
-                Op::Trim => dev.trim(lpn, t_ns)?,
+                Op::Read => dev.read(lpn, t)?,
+                Op::Write => dev.write(lpn, t)?,
+                Op::Trim => dev.trim(lpn, t)?,
             };
             done = done.max(d);
         }

@@ -9,12 +9,18 @@
 //! - copy-back stays inside one plane.
 //!
 //! It knows nothing of mapping or validity: that is the FTL's business.
+//!
+//! Its operations take and return the typed page numbers and times of the layer interfaces
+//! ([`Ppn`], [`Lpn`], [`Nanos`]); its arrays (program points, erase counts, OOB) are indexed by
+//! the raw numbers inside.
 
 pub mod geometry;
 pub mod timing;
 
 pub use geometry::{GcUnit, Geometry, Layout, PageAddr};
 pub use timing::{Timeline, TimingParams};
+
+use crate::units::{Lpn, Nanos, Ppn};
 
 /// OOB value of a page that holds no data (erased, or programmed with no logical page).
 pub const NO_LPN: u32 = u32::MAX;
@@ -70,24 +76,34 @@ impl Nand {
 
     /// Logical page stored at `ppn` per its OOB, if programmed with one.
     #[inline]
-    pub fn oob_lpn(&self, ppn: u32) -> Option<u32> {
-        let v = self.oob_lpn[ppn as usize];
-        (v != NO_LPN).then_some(v)
+    pub fn oob_lpn(&self, ppn: Ppn) -> Option<Lpn> {
+        let v = self.oob_lpn[ppn.index()];
+        (v != NO_LPN).then_some(Lpn(v as u64))
     }
 
     /// Version tag stored at `ppn` (verify mode only).
-    pub fn oob_tag(&self, ppn: u32) -> Option<u32> {
-        self.oob_tag.as_ref().map(|t| t[ppn as usize])
+    pub fn oob_tag(&self, ppn: Ppn) -> Option<u32> {
+        self.oob_tag.as_ref().map(|t| t[ppn.index()])
     }
 
-    pub fn is_programmed(&self, ppn: u32) -> bool {
+    pub fn is_programmed(&self, ppn: Ppn) -> bool {
+        self.programmed(ppn.0)
+    }
+
+    #[inline]
+    fn programmed(&self, ppn: u32) -> bool {
         let a = self.layout.decode(ppn);
         a.page < self.next_page[a.block as usize]
     }
 
-    /// Program `ppn` with `lpn` (and `tag` in verify mode), issued at `t_ns`; returns completion.
+    /// Program `ppn` with `lpn` (and `tag` in verify mode), issued at `t`; returns completion.
     #[inline]
-    pub fn program(&mut self, ppn: u32, lpn: u32, tag: u32, t_ns: u64) -> u64 {
+    pub fn program(&mut self, ppn: Ppn, lpn: Lpn, tag: u32, t: Nanos) -> Nanos {
+        Nanos(self.program_raw(ppn.0, oob_of(lpn), tag, t.0))
+    }
+
+    #[inline]
+    fn program_raw(&mut self, ppn: u32, lpn: u32, tag: u32, t_ns: u64) -> u64 {
         let a = self.layout.decode(ppn);
         self.advance(a, ppn);
         self.write_oob(ppn, lpn, tag);
@@ -110,9 +126,14 @@ impl Nand {
         *next = page;
     }
 
-    /// Read `ppn` over the bus, issued at `t_ns`; returns completion.
+    /// Read `ppn` over the bus, issued at `t`; returns completion.
     #[inline]
-    pub fn read(&mut self, ppn: u32, t_ns: u64) -> u64 {
+    pub fn read(&mut self, ppn: Ppn, t: Nanos) -> Nanos {
+        Nanos(self.read_raw(ppn.0, t.0))
+    }
+
+    #[inline]
+    fn read_raw(&mut self, ppn: u32, t_ns: u64) -> u64 {
         self.counters.reads += 1;
         match &mut self.timeline {
             Some(tl) => tl.read(self.layout.decode(ppn).plane, t_ns),
@@ -122,16 +143,22 @@ impl Nand {
 
     /// Move a page's contents from `src` to `dst`: copy-back when both are in one plane, else a
     /// read out and a program in. Returns the completion time.
-    pub fn move_page(&mut self, src: u32, dst: u32, t_ns: u64) -> u64 {
-        let lpn = self.oob_lpn[src as usize];
-        self.move_page_as(src, dst, lpn, t_ns)
+    #[inline]
+    pub fn move_page(&mut self, src: Ppn, dst: Ppn, t: Nanos) -> Nanos {
+        let lpn = self.oob_lpn[src.index()];
+        Nanos(self.move_raw(src.0, dst.0, lpn, t.0))
     }
 
     /// [`Nand::move_page`] that stores the data under another logical page `lpn` (copy-back
     /// with a rewritten spare area: a file system's defragmentation copy).
-    pub fn move_page_as(&mut self, src: u32, dst: u32, lpn: u32, t_ns: u64) -> u64 {
+    pub fn move_page_as(&mut self, src: Ppn, dst: Ppn, lpn: Lpn, t: Nanos) -> Nanos {
+        Nanos(self.move_raw(src.0, dst.0, oob_of(lpn), t.0))
+    }
+
+    #[inline]
+    fn move_raw(&mut self, src: u32, dst: u32, lpn: u32, t_ns: u64) -> u64 {
         let (sa, da) = (self.layout.decode(src), self.layout.decode(dst));
-        debug_assert!(self.is_programmed(src), "move from unprogrammed page {src}");
+        debug_assert!(self.programmed(src), "move from unprogrammed page {src}");
         let tag = self.oob_tag.as_ref().map_or(0, |t| t[src as usize]);
         if sa.plane == da.plane {
             self.advance(da, dst);
@@ -143,13 +170,14 @@ impl Nand {
                 None => t_ns,
             }
         } else {
-            let t = self.read(src, t_ns);
-            self.program(dst, lpn, tag, t)
+            let t = self.read_raw(src, t_ns);
+            self.program_raw(dst, lpn, tag, t)
         }
     }
 
-    /// Erase every block of segment `seg`, issued at `t_ns`; returns completion.
-    pub fn erase_segment(&mut self, seg: u32, t_ns: u64) -> u64 {
+    /// Erase every block of segment `seg`, issued at `t`; returns completion.
+    pub fn erase_segment(&mut self, seg: u32, t: Nanos) -> Nanos {
+        let t_ns = t.0;
         let pps = self.layout.pages_per_segment;
         let first = seg as usize * pps as usize;
         self.oob_lpn[first..first + pps as usize].fill(NO_LPN);
@@ -164,7 +192,7 @@ impl Nand {
                 done = done.max(tl.erase(plane, t_ns));
             }
         }
-        done
+        Nanos(done)
     }
 
     pub fn erase_counts(&self) -> &[u32] {
@@ -189,8 +217,8 @@ impl Nand {
 
     /// When `plane`'s array is free, in timing mode.
     #[inline]
-    pub fn plane_free_at(&self, plane: u32) -> Option<u64> {
-        self.timeline.as_ref().map(|t| t.array_free_at(plane))
+    pub fn plane_free_at(&self, plane: u32) -> Option<Nanos> {
+        self.timeline.as_ref().map(|t| Nanos(t.array_free_at(plane)))
     }
 
     pub fn timing(&self) -> bool {
@@ -227,7 +255,7 @@ impl Nand {
     /// carries an OOB lpn; pages above it are erased.
     pub fn validate(&self) -> Result<(), String> {
         for ppn in 0..self.layout.total_pages() {
-            if !self.is_programmed(ppn) && self.oob_lpn[ppn as usize] != NO_LPN {
+            if !self.programmed(ppn) && self.oob_lpn[ppn as usize] != NO_LPN {
                 return Err(format!(
                     "ppn {ppn} is not programmed but its OOB holds lpn {}",
                     self.oob_lpn[ppn as usize]
@@ -241,6 +269,13 @@ impl Nand {
         }
         Ok(())
     }
+}
+
+/// `lpn` as the OOB stores it (32 bits; [`NO_LPN`] is reserved).
+#[inline]
+fn oob_of(lpn: Lpn) -> u32 {
+    debug_assert!(lpn.0 < NO_LPN as u64, "lpn {lpn} does not fit the OOB");
+    lpn.0 as u32
 }
 
 /// Wear statistics over per-block erase counts.
@@ -294,28 +329,28 @@ mod tests {
     #[should_panic(expected = "NAND rule broken")]
     fn out_of_order_program_panics() {
         let mut n = nand(GcUnit::Block);
-        n.program(1, 7, 0, 0);
+        n.program(Ppn(1), Lpn(7), 0, Nanos::ZERO);
     }
 
     #[test]
     #[should_panic(expected = "NAND rule broken")]
     fn second_program_without_erase_panics() {
         let mut n = nand(GcUnit::Block);
-        n.program(0, 7, 0, 0);
-        n.program(0, 8, 0, 0);
+        n.program(Ppn(0), Lpn(7), 0, Nanos::ZERO);
+        n.program(Ppn(0), Lpn(8), 0, Nanos::ZERO);
     }
 
     #[test]
     fn erase_resets_block_and_counts_wear() {
         let mut n = nand(GcUnit::Line);
         for ppn in 0..8 {
-            n.program(ppn, ppn, ppn * 10, 0);
+            n.program(Ppn(ppn), Lpn(ppn as u64), ppn * 10, Nanos::ZERO);
         }
-        assert_eq!(n.oob_tag(3), Some(30));
-        n.erase_segment(0, 0);
+        assert_eq!(n.oob_tag(Ppn(3)), Some(30));
+        n.erase_segment(0, Nanos::ZERO);
         assert_eq!(n.counters.erases, 2, "a line of two planes erases two blocks");
-        assert_eq!(n.oob_lpn(3), None);
-        n.program(0, 1, 0, 0);
+        assert_eq!(n.oob_lpn(Ppn(3)), None);
+        n.program(Ppn(0), Lpn(1), 0, Nanos::ZERO);
         let w = Wear::of(n.erase_counts());
         assert_eq!((w.erase_min, w.erase_max), (0, 1));
         n.validate().unwrap();
@@ -324,13 +359,14 @@ mod tests {
     #[test]
     fn move_within_a_plane_is_a_copyback() {
         let mut n = nand(GcUnit::Block);
-        n.program(0, 5, 9, 0);
-        n.move_page(0, 4, 0); // block 1, plane 0
-        n.program(16, 6, 1, 0); // block 4 = plane 1
-        n.move_page(16, 5, 0); // to plane 0: read + program
+        let t = Nanos::ZERO;
+        n.program(Ppn(0), Lpn(5), 9, t);
+        n.move_page(Ppn(0), Ppn(4), t); // block 1, plane 0
+        n.program(Ppn(16), Lpn(6), 1, t); // block 4 = plane 1
+        n.move_page(Ppn(16), Ppn(5), t); // to plane 0: read + program
         assert_eq!(n.counters.copybacks, 1);
         assert_eq!(n.counters.programs, 4);
         assert_eq!(n.counters.reads, 1);
-        assert_eq!((n.oob_lpn(4), n.oob_tag(4)), (Some(5), Some(9)));
+        assert_eq!((n.oob_lpn(Ppn(4)), n.oob_tag(Ppn(4))), (Some(Lpn(5)), Some(9)));
     }
 }
