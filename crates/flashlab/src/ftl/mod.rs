@@ -27,6 +27,7 @@ pub mod hybrid;
 pub mod mapcache;
 pub mod maptable;
 pub mod page;
+pub mod plane_page;
 pub mod schedule;
 pub mod wadpm;
 
@@ -530,6 +531,7 @@ pub const MAPPINGS: Registry<MappingBuildFn, MappingCaps> = Registry {
             caps: MappingCaps { gc_policy: true, units: BLOCK_UNIT, stripings: FULL_ONLY },
             build: wadpm::build,
         },
+        Entry { name: "plane-page", about: "page mapping, table in RAM, plane = LPN mod planes (WADPM's placement)", params: crate::reference::no_params, caps: MappingCaps { gc_policy: true, units: BLOCK_UNIT, stripings: FULL_ONLY }, build: plane_page::build },
     ],
 };
 
