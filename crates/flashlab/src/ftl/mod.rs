@@ -19,6 +19,7 @@
 
 pub mod alloc;
 pub mod bast;
+pub mod bast_fifo;
 pub mod block;
 pub mod dftl;
 pub mod fast;
@@ -509,6 +510,7 @@ pub const MAPPINGS: Registry<MappingBuildFn, MappingCaps> = Registry {
             caps: MappingCaps { gc_policy: false, units: BLOCK_UNIT, stripings: BY_ADDRESS },
             build: hybrid::build::<bast::Bast>,
         },
+        Entry { name: "bast-fifo", about: "hybrid: BAST with FIFO log replacement", params: crate::reference::schema_of::<hybrid::LogParams>, caps: MappingCaps { gc_policy: false, units: BLOCK_UNIT, stripings: BY_ADDRESS }, build: hybrid::build::<bast_fifo::BastFifo> },
         Entry {
             name: "fast",
             about: "hybrid: one sequential + fully associative random log blocks (FAST)",
