@@ -32,6 +32,7 @@ mod fio;
 mod input;
 mod lines;
 mod msr;
+mod oplist;
 mod plain_csv;
 mod reader;
 mod scsi;
@@ -247,6 +248,7 @@ pub const FORMATS: Registry<Opener, FormatCaps> = Registry {
         systor::FORMAT,
         tencent::FORMAT,
         blkrq::FORMAT,
+        oplist::FORMAT,
     ],
 };
 
