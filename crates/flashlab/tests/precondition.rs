@@ -255,7 +255,9 @@ fn the_direct_fill_is_built_where_the_ftl_can_and_the_page_by_page_path_elsewher
             // A timeline: the FTL refuses (preconditioning takes it out first).
             assert!(!dev.fill_sequential().unwrap(), "{sets:?}: filled with a clock");
             let tl = dev.ftl.nand_mut().detach_timeline();
-            let cached = matches!(m, "dftl" | "wadpm");
+            // A cached table (one that reports a mapping cache) declines: its lookups load and
+            // write back translation pages.
+            let cached = dev.ftl.mapping_report().is_some();
             assert_eq!(dev.fill_sequential().unwrap(), !cached && !check, "{sets:?}");
             dev.ftl.nand_mut().attach_timeline(tl);
             if !cached && !check {
