@@ -27,7 +27,7 @@ impl MapTable for PlaneFixed {
         Some((lpn % self.planes as u64) as u32)
     }
     fn lookups_free(&self) -> bool {
-        false
+        true
     }
     fn moved(&mut self, _lpn: u64) {}
     fn victim_done(&mut self, _t_ns: u64, _tl: Option<&mut Timeline>) {}
