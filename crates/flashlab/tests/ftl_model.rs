@@ -141,8 +141,12 @@ fn device(c: &Combo) -> Device {
         striping,
         ..FtlConfig::default()
     };
-    if mapping == "wadpm" || mapping == "dftl" {
-        // A small, moving window so lookups miss, evict dirty entries and resize.
+    // Schemes with a cached table (their parameters include the cache `window`): a small,
+    // moving window so lookups miss, evict dirty entries and resize, and the timing model on
+    // so translation I/O is paid.
+    let entry = ftl::mapping(mapping).unwrap();
+    let cached = (entry.params)().get("properties").and_then(|p| p.get("window")).is_some();
+    if cached {
         cfg.mapping_params =
             "window = 0.05\ndynamic = true\ninterval = 64\nmin_window = 0.02\nmax_window = 0.3".parse().unwrap();
     }
@@ -150,7 +154,7 @@ fn device(c: &Combo) -> Device {
     let logical = if unit == GcUnit::Line { 600 } else { LOGICAL };
     // Dynamic striping places by plane availability, so it runs with the timing model on.
     let timing = TimingParams::default();
-    let timing = (striping == Striping::Dynamic || mapping == "wadpm" || mapping == "dftl").then_some(&timing);
+    let timing = (striping == Striping::Dynamic || cached).then_some(&timing);
     let spec = FtlSpec { layout, logical_pages: logical, config: &cfg, verify: true, timing };
     let f = ftl::build(&spec).unwrap_or_else(|e| panic!("{c:?}: {e}"));
     // A 16-page buffer (+ 12 pages of NVRAM for the two-memory policies): small enough that

@@ -139,7 +139,7 @@ fn a_state_from_another_flash_is_refused() {
 fn fill_combos() -> Vec<Vec<String>> {
     let mut v = Vec::new();
     for m in ftl::mapping_names() {
-        let hybrid = matches!(m, "block" | "bast" | "fast");
+        let hybrid = !ftl::mapping(m).unwrap().caps.gc_policy;
         let gcs = if hybrid { vec!["greedy"] } else { gc::names() };
         let mut schedules: Vec<Vec<String>> =
             schedule::names().iter().map(|s| vec![format!("ftl.gc_schedule=\"{s}\"")]).collect();
@@ -277,7 +277,7 @@ fn the_direct_fill_is_built_where_the_ftl_can_and_the_page_by_page_path_elsewher
 fn preconditioning_without_a_clock_leaves_the_flash_the_clocked_one_left() {
     let mut clocked = 0;
     for m in ftl::mapping_names() {
-        let hybrid = matches!(m, "block" | "bast" | "fast");
+        let hybrid = !ftl::mapping(m).unwrap().caps.gc_policy;
         let gcs = if hybrid { vec!["greedy"] } else { gc::names() };
         for g in gcs {
             for (unit, striping) in [("block", "full"), ("block", "none"), ("line", "full")] {
