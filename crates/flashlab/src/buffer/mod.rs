@@ -15,7 +15,6 @@ pub mod clock;
 pub mod dual;
 pub mod dwb;
 pub mod fab;
-pub mod fifo;
 pub mod groups;
 pub mod lbclock;
 pub mod lru;
@@ -249,7 +248,6 @@ pub const BUFFERS: Registry<BufferBuildFn> = Registry {
         Entry { name: "bplru", about: "BPLRU: block LRU with page padding (params.padding) and LRU compensation; write cache (Kim & Ahn 2008)", params: schema_of::<bplru::Params>, caps: (), build: bplru::build },
         Entry { name: "cbm", about: "CBM: DRAM read cache + NVRAM write buffer in page/block regions (params.block_threshold) (Wei et al. 2014); dram + nvram", params: schema_of::<cbm::Params>, caps: (), build: cbm::build },
         Entry { name: "dwb", about: "DWB: D-CLOCK in DRAM, dirty-first migration to NV-CLOCK in NVRAM (Han et al. 2016); dram + nvram", params: no_schema, caps: (), build: dwb::build },
-        Entry { name: "fifo", about: "page FIFO: pages leave in insertion order (params.read_cache)", params: schema_of::<fifo::Params>, caps: (), build: fifo::build },
     ],
 };
 

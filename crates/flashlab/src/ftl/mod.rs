@@ -19,7 +19,6 @@
 
 pub mod alloc;
 pub mod bast;
-pub mod bast_fifo;
 pub mod block;
 pub mod dftl;
 pub mod fast;
@@ -28,7 +27,6 @@ pub mod hybrid;
 pub mod mapcache;
 pub mod maptable;
 pub mod page;
-pub mod plane_page;
 pub mod schedule;
 pub mod wadpm;
 
@@ -510,7 +508,6 @@ pub const MAPPINGS: Registry<MappingBuildFn, MappingCaps> = Registry {
             caps: MappingCaps { gc_policy: false, units: BLOCK_UNIT, stripings: BY_ADDRESS },
             build: hybrid::build::<bast::Bast>,
         },
-        Entry { name: "bast-fifo", about: "hybrid: BAST with FIFO log replacement", params: crate::reference::schema_of::<hybrid::LogParams>, caps: MappingCaps { gc_policy: false, units: BLOCK_UNIT, stripings: BY_ADDRESS }, build: hybrid::build::<bast_fifo::BastFifo> },
         Entry {
             name: "fast",
             about: "hybrid: one sequential + fully associative random log blocks (FAST)",
@@ -533,7 +530,6 @@ pub const MAPPINGS: Registry<MappingBuildFn, MappingCaps> = Registry {
             caps: MappingCaps { gc_policy: true, units: BLOCK_UNIT, stripings: FULL_ONLY },
             build: wadpm::build,
         },
-        Entry { name: "plane-page", about: "page mapping, table in RAM, plane = LPN mod planes (WADPM's placement)", params: crate::reference::no_params, caps: MappingCaps { gc_policy: true, units: BLOCK_UNIT, stripings: FULL_ONLY }, build: plane_page::build },
     ],
 };
 

@@ -12,7 +12,6 @@ pub mod fifo;
 pub mod greedy;
 pub mod seglist;
 pub mod two_region;
-pub mod windowed;
 
 use crate::error::Error;
 use crate::nand::Layout;
@@ -149,7 +148,6 @@ pub const GC_POLICIES: Registry<GcBuildFn> = Registry {
             caps: (),
             build: two_region::build_2rpp,
         },
-        Entry { name: "windowed", about: "windowed greedy: fewest valid among the `window` oldest sealed (Hu et al. 2009)", params: schema_of::<windowed::Params>, caps: (), build: windowed::build },
     ],
 };
 

@@ -143,7 +143,6 @@ mod tests {
             (&["938513000 4 264719034 16 0"], "trace", "mqsim"),
             (&["# tpcc_mdb_w10: TPC-C ... | dropped flush/empty=437235", "25124 W 6583328768 4096"], "txt", "blkrq"),
             (&["# header", "# more header", "0.5 R 0 512"], "", "blkrq"),
-            (&["W 4096 8192"], "", "oplist"),
         ];
         for (lines, ext, want) in cases {
             assert_eq!(check(lines, ext), Ok(*want), "{lines:?}");

@@ -32,7 +32,6 @@ mod fio;
 mod input;
 mod lines;
 mod msr;
-mod oplist;
 mod plain_csv;
 mod reader;
 mod scsi;
@@ -248,7 +247,6 @@ pub const FORMATS: Registry<Opener, FormatCaps> = Registry {
         systor::FORMAT,
         tencent::FORMAT,
         blkrq::FORMAT,
-        oplist::FORMAT,
     ],
 };
 
