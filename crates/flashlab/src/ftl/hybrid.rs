@@ -236,8 +236,7 @@ pub(super) struct LogParams {
 /// fewer are asked for); default 3% of the plane's blocks (the paper's FAST setup: 2,048 log
 /// blocks of a 4 GB device ≈ 6% of the blocks; we take half that), at least `min`.
 pub(super) fn log_budget(spec: &FtlSpec, min: u32, too_few: &str) -> Result<LogBudget, Error> {
-    let params: LogParams = serde_path_to_error::deserialize(toml::Value::Table(spec.config.mapping_params.clone()))
-        .map_err(|e| Error::config(format!("ftl.mapping_params.{}", e.path()), e.into_inner().message().to_string()))?;
+    let params: LogParams = crate::registry::parse_params("ftl.mapping_params", &spec.config.mapping_params)?;
     if params.log_blocks.is_some_and(|n| n < min) {
         return Err(Error::config("ftl.mapping_params.log_blocks", too_few));
     }
