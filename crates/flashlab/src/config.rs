@@ -526,23 +526,24 @@ impl Config {
             Err(Error::config(key, format!("{} (in {from})", Error::unknown(kind, name, valid))))
         };
         use crate::{buffer, ftl, host, workload};
-        known("ftl.mapping", "mapping scheme", &self.ftl.mapping, ftl::mapping_names())?;
-        if let Some(gc) = &self.ftl.gc {
-            known("ftl.gc", ftl::gc::GC_POLICIES.kind, gc, ftl::gc::GC_POLICIES.names())?;
+        // (registry, the name chosen from it, if any): the key and the word come from the registry.
+        let chosen = [
+            (ftl::MAPPINGS.listing(), Some(self.ftl.mapping.as_str())),
+            (ftl::gc::GC_POLICIES.listing(), self.ftl.gc.as_deref()),
+            (ftl::schedule::GC_SCHEDULES.listing(), self.ftl.gc_schedule.as_deref()),
+            (buffer::BUFFERS.listing(), Some(self.buffer.policy.as_str())),
+            (host::HOST_LAYERS.listing(), Some(self.host.layer.as_str())),
+            (workload::trace::FORMATS.listing(), self.workload.get("format").and_then(|f| f.as_str())),
+        ];
+        for (registry, name) in chosen {
+            if let Some(name) = name {
+                known(registry.key, registry.kind, name, registry.entries.iter().map(|e| e.0).collect())?;
+            }
         }
-        if let Some(name) = &self.ftl.gc_schedule {
-            known("ftl.gc_schedule", ftl::schedule::GC_SCHEDULES.kind, name, ftl::schedule::GC_SCHEDULES.names())?;
-        }
-        known("buffer.policy", "buffer policy", &self.buffer.policy, buffer::names())?;
-        known("host.layer", host::HOST_LAYERS.kind, &self.host.layer, host::HOST_LAYERS.names())?;
         let kind = self.workload.get("kind").and_then(|k| k.as_str()).unwrap_or("");
         let mut kinds = workload::gen::GENERATORS.names();
         kinds.push("trace");
-        known("workload.kind", "workload kind", kind, kinds)?;
-        if let Some(f) = self.workload.get("format").and_then(|f| f.as_str()) {
-            known("workload.format", "trace format", f, workload::trace::format_names())?;
-        }
-        Ok(())
+        known("workload.kind", "workload kind", kind, kinds)
     }
 
     pub fn gc_unit(&self) -> GcUnit {

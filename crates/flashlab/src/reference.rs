@@ -151,7 +151,8 @@ pub fn python_types() -> String {
     );
     let mut defs: Vec<(&String, &Value)> =
         schema.get("$defs").and_then(Value::as_object).map(|d| d.iter().collect()).unwrap_or_default();
-    defs.push((&RESULTS_NAME, &schema));
+    let root = "Results".to_string();
+    defs.push((&root, &schema));
     defs.sort_by(|a, b| a.0.cmp(b.0));
     for (name, def) in defs {
         match def.get("properties").and_then(Value::as_object) {
@@ -171,9 +172,6 @@ pub fn python_types() -> String {
     out.push('\n');
     out
 }
-
-/// The root type's name in [`python_types`].
-static RESULTS_NAME: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| "Results".to_string());
 
 /// A schema's description as `#:` comment lines (none when it has none), indented by `indent`.
 fn comment_lines(v: &Value, indent: &str) -> String {

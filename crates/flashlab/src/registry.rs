@@ -78,6 +78,7 @@ impl<B, C> Registry<B, C> {
     pub fn listing(&self) -> Listing {
         Listing {
             id: self.id,
+            kind: self.kind,
             key: self.key,
             title: self.title,
             params_table: self.params_table,
@@ -113,6 +114,8 @@ impl<B, C> std::ops::Index<usize> for Registry<B, C> {
 pub struct Listing {
     /// [`Registry::id`].
     pub id: &'static str,
+    /// [`Registry::kind`].
+    pub kind: &'static str,
     /// [`Registry::key`].
     pub key: &'static str,
     /// [`Registry::title`].
