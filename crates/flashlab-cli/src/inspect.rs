@@ -19,7 +19,7 @@ pub fn config_show(config: &str, sets: &[String]) -> Result<()> {
 }
 
 /// `flashlab run --dry-run`: load and validate, then say what would run.
-pub fn dry_run(cfg: &Config, out: &Path) -> Result<()> {
+pub fn dry_run(cfg: &Config, out: &Path, force: bool) -> Result<()> {
     sim::validate(cfg)?;
     let r = cfg.resolve()?;
     let geo = r.layout.geo;
@@ -55,7 +55,12 @@ pub fn dry_run(cfg: &Config, out: &Path) -> Result<()> {
         human_bytes(memory),
         human_bytes(cfg.sim.memory_limit.0)
     ));
-    emit(format!("dry run      nothing simulated; a run would write {}", out.join("results.json").display()));
+    match crate::output::refuse_overwrite(out, &crate::RUN_FILES.map(String::from), force) {
+        Ok(()) => {
+            emit(format!("dry run      nothing simulated; a run would write {}", out.join("results.json").display()))
+        }
+        Err(e) => emit(format!("dry run      nothing simulated; a run would be refused: {e}")),
+    }
     Ok(())
 }
 
@@ -74,11 +79,11 @@ pub fn docs(write: Option<&Path>) -> Result<()> {
     let files = reference::generated_docs();
     match write {
         Some(dir) => {
-            for (name, text) in files {
-                let path = dir.join(name);
-                let parent = path.parent().unwrap_or(dir);
-                std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
-                std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+            let mut staged = crate::output::Staged::new(dir);
+            for (name, text) in &files {
+                staged.add(name, text.as_bytes())?;
+            }
+            for path in staged.commit()? {
                 emit(format!("wrote        {}", path.display()));
             }
         }

@@ -12,6 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 mod bench;
 mod inspect;
+mod output;
 
 #[derive(Parser)]
 #[command(name = "flashlab", version, about = "Fast, deterministic, trace-driven NAND flash storage simulator")]
@@ -45,6 +46,10 @@ enum Cmd {
         /// Print results.json on stdout instead of the text summary (the files are still written).
         #[arg(long)]
         json: bool,
+        /// Replace the results of an earlier run in --out (without it, a directory holding
+        /// results.json or series.csv is refused).
+        #[arg(long)]
+        force: bool,
     },
     /// Show a config as it would run: every key with its default filled in, a comment with its
     /// description and unit (see docs/config.md).
@@ -84,6 +89,9 @@ enum Cmd {
         threads: Option<u32>,
         #[arg(long)]
         quiet: bool,
+        /// Replace the outputs of an earlier reproduction in --out (without it, they are refused).
+        #[arg(long)]
+        force: bool,
     },
     /// Plot a run's results.json: running WAF, erase-count distribution, latency CDF (timing mode).
     Plot {
@@ -177,8 +185,10 @@ fn main() -> ExitCode {
 }
 
 fn real_main() -> Result<()> {
-    match Cli::parse().cmd {
-        Cmd::Run { config, out, mut sets, crash_at, quiet, dry_run, json } => {
+    let cli = Cli::parse();
+    output::on_interrupt();
+    match cli.cmd {
+        Cmd::Run { config, out, mut sets, crash_at, quiet, dry_run, json, force } => {
             if let Some(n) = crash_at {
                 if let Some(s) =
                     sets.iter().find(|s| s.split_once('=').is_some_and(|(k, _)| k.trim() == "sim.crash_at"))
@@ -188,9 +198,9 @@ fn real_main() -> Result<()> {
                 sets.push(format!("sim.crash_at={n}"));
             }
             if dry_run {
-                return inspect::dry_run(&load_config(&config, &sets)?, &out);
+                return inspect::dry_run(&load_config(&config, &sets)?, &out, force);
             }
-            run(&config, &out, &sets, quiet, json)
+            run(&config, &out, &sets, quiet, json, force)
         }
         Cmd::Config { cmd: ConfigCmd::Show { config, sets } } => inspect::config_show(&config, &sets),
         Cmd::Compare { results, json } => inspect::compare(&results, json),
@@ -209,8 +219,8 @@ fn real_main() -> Result<()> {
             }
             Ok(())
         }
-        Cmd::Reproduce { name, scale, out, threads, quiet } => {
-            reproduce(&name, &scale, &out, threads.map(|t| t as usize), quiet)
+        Cmd::Reproduce { name, scale, out, threads, quiet, force } => {
+            reproduce(&name, &scale, &out, threads.map(|t| t as usize), quiet, force)
         }
         Cmd::Plot { results, out } => plot(&results, out.as_deref()),
         Cmd::List => {
@@ -227,22 +237,29 @@ pub fn load_config(name: &str, sets: &[String]) -> Result<Config> {
     Ok(Config::load_named(name, sets)?)
 }
 
-fn run(config: &str, out: &Path, sets: &[String], quiet: bool, as_json: bool) -> Result<()> {
+/// The files `flashlab run` writes into its output directory.
+const RUN_FILES: [&str; 2] = ["results.json", "series.csv"];
+
+fn run(config: &str, out: &Path, sets: &[String], quiet: bool, as_json: bool, force: bool) -> Result<()> {
     let cfg = load_config(config, sets)?;
-    // Fail on an unusable output directory before simulating, not after.
+    // Fail on an unusable output directory, or one holding earlier results, before simulating.
+    output::refuse_overwrite(out, &RUN_FILES.map(String::from), force)?;
     std::fs::create_dir_all(out).with_context(|| format!("creating output directory {}", out.display()))?;
     let mut bar = Bar::new(quiet);
-    let results = sim::run(&cfg, &mut bar)?;
+    let results = sim::run(&cfg, &mut bar).map_err(|e| untouched(e.into(), out))?;
+    let mut staged = output::Staged::new(out);
+    let write = |staged: &mut output::Staged| -> Result<()> {
+        staged.add(RUN_FILES[0], results.to_json().as_bytes())?;
+        staged.add(RUN_FILES[1], results.series_csv().as_bytes())
+    };
+    write(&mut staged).map_err(|e| untouched(e, out))?;
+    staged.commit()?;
+    let (json, csv) = (out.join(RUN_FILES[0]), out.join(RUN_FILES[1]));
     if as_json {
         emit(results.to_json());
     } else {
         emit(format!("{results}"));
     }
-    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    let json = out.join("results.json");
-    std::fs::write(&json, results.to_json()).with_context(|| format!("writing {}", json.display()))?;
-    let csv = out.join("series.csv");
-    std::fs::write(&csv, results.series_csv()).with_context(|| format!("writing {}", csv.display()))?;
     let written = format!("results      {} and {}", json.display(), csv.display());
     if as_json {
         eprintln!("{written}");
@@ -252,7 +269,12 @@ fn run(config: &str, out: &Path, sets: &[String], quiet: bool, as_json: bool) ->
     Ok(())
 }
 
-fn reproduce(name: &str, scale: &str, out: &Path, threads: Option<usize>, quiet: bool) -> Result<()> {
+/// A failure after the output directory was checked: say that its files are as they were.
+fn untouched(e: anyhow::Error, out: &Path) -> anyhow::Error {
+    anyhow::anyhow!("{e:#}\n(no output was written: the files in {} are as they were)", out.display())
+}
+
+fn reproduce(name: &str, scale: &str, out: &Path, threads: Option<usize>, quiet: bool, force: bool) -> Result<()> {
     use flashlab_repro::{self as reproduce, html};
     let scale: reproduce::Scale = scale.parse()?;
     let chosen: Vec<&reproduce::Reproduction> = if name == "all" {
@@ -261,10 +283,19 @@ fn reproduce(name: &str, scale: &str, out: &Path, threads: Option<usize>, quiet:
         vec![reproduce::find(name).map_err(|e| anyhow::anyhow!("{e} (or `all`)"))?]
     };
     let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    // Earlier outputs are refused before anything runs, unless --force.
+    let mut earlier: Vec<String> = chosen.iter().map(|r| format!("{}/results.json", r.name)).collect();
+    if name == "all" {
+        earlier.push("index.html".into());
+    }
+    output::refuse_overwrite(out, &earlier, force)?;
     std::fs::create_dir_all(out).with_context(|| format!("creating output directory {}", out.display()))?;
+    // Every file is staged and renamed into place only when all reproductions have run.
+    let mut staged = output::Staged::new(out);
     let mut reports = Vec::new();
     for repro in chosen {
-        let (report_md, downloads, tally) = reproduce_one(repro, scale, out, threads, quiet)?;
+        let (report_md, downloads, tally) =
+            reproduce_one(repro, scale, &mut staged, threads, quiet).map_err(|e| untouched(e, out))?;
         reports.push((repro, report_md, downloads, tally));
     }
     if name == "all" {
@@ -282,10 +313,15 @@ fn reproduce(name: &str, scale: &str, out: &Path, threads: Option<usize>, quiet:
             "Every registered reproduction at {} scale: the paper's figures beside ours, plots, and where we agree and differ.",
             if scale == reproduce::Scale::Quick { "quick" } else { "paper" }
         );
-        let index = out.join("index.html");
-        std::fs::write(&index, html::index_html("flashlab reproductions", &intro, &sections))
-            .with_context(|| format!("writing {}", index.display()))?;
-        emit(format!("report       {}", index.display()));
+        let index = html::index_html("flashlab reproductions", &intro, &sections);
+        staged.add("index.html", index.as_bytes()).map_err(|e| untouched(e, out))?;
+    }
+    staged.commit()?;
+    for (repro, ..) in &reports {
+        emit(format!("report       {}", out.join(repro.name).join("report.md").display()));
+    }
+    if name == "all" {
+        emit(format!("report       {}", out.join("index.html").display()));
     }
     Ok(())
 }
@@ -295,25 +331,24 @@ fn plot(results: &Path, out: Option<&Path>) -> Result<()> {
     let r = flashlab::results::Results::from_json(&text, &results.display().to_string())?;
     let plots = flashlab_repro::plot::results_plots(&r);
     let dir = out.map(Path::to_path_buf).unwrap_or_else(|| results.parent().unwrap_or(Path::new(".")).to_path_buf());
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating output directory {}", dir.display()))?;
-    for (name, svg) in plots {
-        let path = dir.join(name);
-        std::fs::write(&path, svg).with_context(|| format!("writing {}", path.display()))?;
+    let mut staged = output::Staged::new(&dir);
+    for (name, svg) in &plots {
+        staged.add(name, svg.as_bytes())?;
+    }
+    for path in staged.commit()? {
         emit(format!("plot         {}", path.display()));
     }
     Ok(())
 }
 
-/// Run one reproduction and write its files into `out/NAME/`; returns its report and file names.
+/// Run one reproduction and stage its files as `NAME/…`; returns its report and file names.
 fn reproduce_one(
     repro: &flashlab_repro::Reproduction,
     scale: flashlab_repro::Scale,
-    out: &Path,
+    staged: &mut output::Staged,
     threads: usize,
     quiet: bool,
 ) -> Result<(String, Vec<String>, flashlab_repro::verdict::Tally)> {
-    let dir = out.join(repro.name);
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating output directory {}", dir.display()))?;
     let bar = RunBar::new(quiet);
     let t = std::time::Instant::now();
     let mut outcome = (repro.run)(scale, threads, &bar)?;
@@ -323,27 +358,17 @@ fn reproduce_one(
         obj.insert("claims".into(), serde_json::to_value(&outcome.claims)?);
         obj.insert("tally".into(), serde_json::to_value(tally)?);
     }
-    let write = |file: &str, text: &str| -> Result<()> {
-        let path = dir.join(file);
-        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
-    };
-    write("results.json", &serde_json::to_string_pretty(&outcome.json)?)?;
-    write("report.md", &outcome.report_md)?;
+    let mut stage = |file: &str, text: &str| staged.add(&format!("{}/{file}", repro.name), text.as_bytes());
+    stage("results.json", &serde_json::to_string_pretty(&outcome.json)?)?;
+    stage("report.md", &outcome.report_md)?;
     let mut downloads = vec!["report.md".to_string(), "results.json".to_string()];
     for (file, text) in &outcome.files {
-        write(file, text)?;
+        stage(file, text)?;
         if !file.ends_with(".svg") {
             downloads.push(file.clone());
         }
     }
-    emit(format!(
-        "{:<12} {} files in {} ({:.1} s)",
-        repro.name,
-        2 + outcome.files.len(),
-        dir.display(),
-        t.elapsed().as_secs_f64()
-    ));
-    emit(format!("report       {}", dir.join("report.md").display()));
+    emit(format!("{:<12} {} files ({:.1} s)", repro.name, 2 + outcome.files.len(), t.elapsed().as_secs_f64()));
     Ok((outcome.report_md, downloads, tally))
 }
 

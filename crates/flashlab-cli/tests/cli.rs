@@ -252,6 +252,7 @@ fn every_trace_replays_and_gets_stats() {
             "run",
             "configs/trace.toml",
             "--quiet",
+            "--force",
             "--out",
             out.to_str().unwrap(),
             "--set",
@@ -291,6 +292,7 @@ fn a_trace_beyond_capacity_is_an_error_naming_the_line_unless_wrapped() {
         "run",
         "configs/trace.toml",
         "--quiet",
+        "--force",
         "--out",
         "/tmp/flashlab-oor",
         "--set",
@@ -474,8 +476,16 @@ fn an_empty_trace_is_an_error_and_a_short_one_warns() {
     // GC runs, but on fewer host writes than the device's spare pages.
     let out = dir.join("short");
     let run_default = |sets: &[&str]| {
-        let mut args =
-            vec!["run", "default", "--quiet", "--out", out.to_str().unwrap(), "--set", "sim.mode=\"accounting\""];
+        let mut args = vec![
+            "run",
+            "default",
+            "--quiet",
+            "--force",
+            "--out",
+            out.to_str().unwrap(),
+            "--set",
+            "sim.mode=\"accounting\"",
+        ];
         for s in sets {
             args.extend(["--set", s]);
         }
@@ -1003,7 +1013,7 @@ fn every_mapping_scheme_runs_traces_and_generators() {
     let trace = "crates/flashlab/tests/data/traces/umass_financial1_ssdsim/example.ascii";
     for scheme in schemes {
         let out = tmp(&format!("scheme-{scheme}"));
-        let mut args = vec!["run", "configs/trace.toml", "--quiet", "--out", out.to_str().unwrap()];
+        let mut args = vec!["run", "configs/trace.toml", "--quiet", "--force", "--out", out.to_str().unwrap()];
         args.extend_from_slice(&small);
         let m = format!("ftl.mapping=\"{scheme}\"");
         let p = format!("workload.path={trace}");
@@ -1011,7 +1021,7 @@ fn every_mapping_scheme_runs_traces_and_generators() {
         let o = flashlab(&args);
         assert!(o.status.success(), "{scheme} on a trace: {}", text(&o));
         for kind in ["sequential", "uniform", "zipf", "hotcold", "mixed", "tpcc-like"] {
-            let mut args = vec!["run", "configs/default.toml", "--quiet", "--out", out.to_str().unwrap()];
+            let mut args = vec!["run", "configs/default.toml", "--quiet", "--force", "--out", out.to_str().unwrap()];
             args.extend_from_slice(&small);
             let k = format!("workload.kind=\"{kind}\"");
             let mut extra = vec!["--set", &m, "--set", "workload=", "--set", &k, "--set", "workload.volume_ratio=1.5"];
@@ -1188,4 +1198,108 @@ fn compare_puts_runs_side_by_side_with_ratios() {
     let o = flashlab(&["compare", fa, other.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("other.json: not a flashlab results.json"), "{}", text(&o));
+}
+
+/// The files of a directory, sorted (to see that no temporary was left behind).
+fn listing(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    v.sort();
+    v
+}
+
+/// A directory holding results is refused without --force, before anything runs; with it the
+/// results are replaced.
+#[test]
+fn earlier_results_need_force() {
+    let out = tmp("force");
+    run_small(&out, &[]);
+    let before = std::fs::read(out.join("results.json")).unwrap();
+    let mut args = vec!["run", "configs/default.toml", "--out", out.to_str().unwrap(), "--set", "seed=7"];
+    args.extend_from_slice(SMALL);
+    let o = flashlab(&args);
+    assert!(!o.status.success(), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("already holds results") && t.contains("results.json") && t.contains("--force"), "{t}");
+    assert_eq!(std::fs::read(out.join("results.json")).unwrap(), before);
+    let v = run_small(&out, &["--set", "seed=7", "--force"]);
+    assert_eq!(v["config"]["seed"], 7);
+    assert_eq!(listing(&out), ["results.json", "series.csv"]);
+    // The same for a reproduction's folder.
+    let repro = tmp("force-repro");
+    let args = ["reproduce", "wadpm", "--quiet", "--out", repro.to_str().unwrap()];
+    let o = flashlab(&args);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = flashlab(&args);
+    assert!(!o.status.success() && text(&o).contains("wadpm/results.json"), "{}", text(&o));
+}
+
+/// A run that fails partway (a bad trace line after good ones) leaves the earlier results
+/// byte for byte, says so, and leaves no temporary file.
+#[test]
+fn a_failed_run_leaves_earlier_results_untouched() {
+    let out = tmp("failed-run");
+    run_small(&out, &[]);
+    let (json, csv) =
+        (std::fs::read(out.join("results.json")).unwrap(), std::fs::read(out.join("series.csv")).unwrap());
+    let good =
+        std::fs::read_to_string(repo().join("crates/flashlab/tests/data/traces/umass_financial1_ssdsim/example.ascii"))
+            .unwrap();
+    let mut lines: Vec<&str> = good.lines().collect();
+    lines[60] = "0 1 not-a-number 6 0";
+    let trace = out.with_extension("bad.ascii");
+    std::fs::write(&trace, lines.join("\n") + "\n").unwrap();
+    let path = format!("workload.path={}", trace.display());
+    let o = flashlab(&[
+        "run",
+        "configs/default.toml",
+        "--quiet",
+        "--force",
+        "--out",
+        out.to_str().unwrap(),
+        "--set",
+        "device.blocks_per_plane=64",
+        "--set",
+        "workload=",
+        "--set",
+        "workload.kind=\"trace\"",
+        "--set",
+        "workload.format=\"ssdsim\"",
+        "--set",
+        "host.out_of_range=\"wrap\"",
+        "--set",
+        &path,
+    ]);
+    let t = text(&o);
+    assert!(!o.status.success(), "{t}");
+    assert!(t.contains(":61") && t.contains("no output was written"), "{t}");
+    assert_eq!(std::fs::read(out.join("results.json")).unwrap(), json);
+    assert_eq!(std::fs::read(out.join("series.csv")).unwrap(), csv);
+    assert_eq!(listing(&out), ["results.json", "series.csv"]);
+}
+
+/// Ctrl-C during a run stops it with status 130, says nothing was written, and leaves the
+/// earlier results as they were.
+#[test]
+fn an_interrupted_run_leaves_earlier_results_untouched() {
+    let out = tmp("interrupted");
+    run_small(&out, &[]);
+    let json = std::fs::read(out.join("results.json")).unwrap();
+    // A run of minutes, interrupted after a second (only the outcome is checked, not times).
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_flashlab"))
+        .current_dir(repo())
+        .args(["run", "default", "--quiet", "--force", "--out", out.to_str().unwrap()])
+        .args(["--set", "workload.volume_ratio=1000"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    let kill = std::process::Command::new("sh").args(["-c", &format!("kill -INT {}", child.id())]).status().unwrap();
+    assert!(kill.success());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", text(&o));
+    assert!(text(&o).contains("interrupted: no output was written"), "{}", text(&o));
+    assert_eq!(std::fs::read(out.join("results.json")).unwrap(), json);
+    assert_eq!(listing(&out), ["results.json", "series.csv"]);
 }

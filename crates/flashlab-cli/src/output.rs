@@ -1,0 +1,208 @@
+//! Output files, written so that a run either replaces its outputs whole or leaves them as they
+//! were:
+//! - every file is first written to a temporary name in its own directory (so the final step is
+//!   a rename on one file system) and renamed over its target only once every file of the
+//!   command has been written ([`Staged`]); a full disk or an error leaves the earlier files
+//!   untouched and no temporary behind;
+//! - Ctrl-C ends the program at once, deleting the temporaries staged so far, except while the
+//!   renames run, when it waits for them ([`on_interrupt`]); either way no output is
+//!   half-replaced;
+//! - a directory that already holds results is refused unless `--force` is given
+//!   ([`refuse_overwrite`]).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+use anyhow::{Context, Result};
+
+/// Set while [`Staged::commit`] renames: Ctrl-C then waits for the renames to finish.
+static COMMITTING: AtomicBool = AtomicBool::new(false);
+/// Ctrl-C arrived during the renames: exit once they are done.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Temporaries staged and not yet renamed, for Ctrl-C to delete (the handler runs on a thread
+/// of its own and exits the process, so no destructor would).
+static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Exit status after Ctrl-C (128 + SIGINT, as shells report it).
+pub const INTERRUPTED_STATUS: i32 = 130;
+
+/// Install the Ctrl-C handler: outside the renames of [`Staged::commit`] the program stops at
+/// once, saying that nothing was written (outputs are renamed into place only at the very end,
+/// so every earlier file is as it was).
+pub fn on_interrupt() {
+    let installed = ctrlc::set_handler(|| {
+        if COMMITTING.load(Ordering::SeqCst) {
+            INTERRUPTED.store(true, Ordering::SeqCst);
+            return;
+        }
+        if let Ok(pending) = PENDING.lock() {
+            for tmp in pending.iter() {
+                let _ = std::fs::remove_file(tmp);
+            }
+        }
+        eprintln!("\ninterrupted: no output was written; files from earlier runs are untouched");
+        std::process::exit(INTERRUPTED_STATUS);
+    });
+    // Without a handler Ctrl-C still stops the program before any rename (the default action):
+    // the guarantee holds, only the message is lost.
+    if let Err(e) = installed {
+        eprintln!("warning: cannot handle Ctrl-C ({e}); it will stop the program without a message");
+    }
+}
+
+/// Refuse to write into `dir` when it already holds any of `names` (results of an earlier run),
+/// unless `force`.
+pub fn refuse_overwrite(dir: &Path, names: &[String], force: bool) -> Result<()> {
+    if force {
+        return Ok(());
+    }
+    let present: Vec<&str> = names.iter().filter(|n| dir.join(n).exists()).map(String::as_str).collect();
+    if present.is_empty() {
+        return Ok(());
+    }
+    anyhow::bail!(
+        "{} already holds results of an earlier run ({}); pass --force to replace them, or choose another --out",
+        dir.display(),
+        present.join(", ")
+    )
+}
+
+/// Files written under temporary names, renamed into place together by [`Staged::commit`];
+/// dropped uncommitted, the temporaries are deleted and the targets never touched.
+pub struct Staged {
+    dir: PathBuf,
+    files: Vec<(PathBuf, tempfile::NamedTempFile)>,
+}
+
+impl Staged {
+    /// Outputs under `dir` (created if missing).
+    pub fn new(dir: &Path) -> Self {
+        Staged { dir: dir.to_path_buf(), files: Vec::new() }
+    }
+
+    /// Stage `rel` (a path under the directory, e.g. `2rpp/report.md`) with this content.
+    pub fn add(&mut self, rel: &str, bytes: &[u8]) -> Result<()> {
+        self.add_with(rel, |f| f.write_all(bytes))
+    }
+
+    /// Stage `rel` with what `write` puts in the file (an error leaves no temporary behind).
+    pub fn add_with(&mut self, rel: &str, write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>) -> Result<()> {
+        let target = self.dir.join(rel);
+        let parent = target.parent().unwrap_or(&self.dir).to_path_buf();
+        std::fs::create_dir_all(&parent).with_context(|| format!("creating output directory {}", parent.display()))?;
+        let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let prefix = format!(".{name}.");
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix).suffix(".tmp");
+        // A temporary file is private (0600); an output is read by others like any file.
+        #[cfg(unix)]
+        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
+        let mut tmp = builder
+            .tempfile_in(&parent)
+            .with_context(|| format!("creating a temporary file in {}", parent.display()))?;
+        write(tmp.as_file_mut())
+            .and_then(|()| tmp.as_file().sync_all())
+            .with_context(|| format!("writing {} (its earlier version, if any, is untouched)", target.display()))?;
+        if let Ok(mut pending) = PENDING.lock() {
+            pending.push(tmp.path().to_path_buf());
+        }
+        self.files.push((target, tmp));
+        Ok(())
+    }
+
+    /// Rename every staged file over its target, in the order staged; returns the targets.
+    /// Ctrl-C during the renames takes effect after them.
+    pub fn commit(self) -> Result<Vec<PathBuf>> {
+        COMMITTING.store(true, Ordering::SeqCst);
+        if let Ok(mut pending) = PENDING.lock() {
+            pending.retain(|p| !self.files.iter().any(|(_, tmp)| tmp.path() == p));
+        }
+        let mut done = Vec::with_capacity(self.files.len());
+        let mut result = Ok(());
+        for (target, tmp) in self.files {
+            if let Err(e) = tmp.persist(&target) {
+                result = Err(e.error).with_context(|| format!("renaming into {}", target.display()));
+                break;
+            }
+            done.push(target);
+        }
+        COMMITTING.store(false, Ordering::SeqCst);
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            eprintln!("\ninterrupted after the outputs were written");
+            std::process::exit(INTERRUPTED_STATUS);
+        }
+        result.map(|()| done)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> =
+            std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        v.sort();
+        v
+    }
+
+    /// A write that fails halfway (as on a full disk) leaves the earlier file as it was and no
+    /// temporary behind; nothing staged before it is renamed either.
+    #[test]
+    fn a_failed_write_leaves_the_earlier_files_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("results.json"), "old json").unwrap();
+        std::fs::write(dir.path().join("series.csv"), "old csv").unwrap();
+        let mut staged = Staged::new(dir.path());
+        staged.add("results.json", b"new json").unwrap();
+        let err = staged
+            .add_with("series.csv", |f| {
+                f.write_all(b"new c")?;
+                Err(std::io::Error::new(std::io::ErrorKind::StorageFull, "no space left on device"))
+            })
+            .unwrap_err();
+        assert!(format!("{err:#}").contains("no space left on device"), "{err:#}");
+        drop(staged);
+        assert_eq!(std::fs::read_to_string(dir.path().join("results.json")).unwrap(), "old json");
+        assert_eq!(std::fs::read_to_string(dir.path().join("series.csv")).unwrap(), "old csv");
+        assert_eq!(names(dir.path()), ["results.json", "series.csv"]);
+    }
+
+    #[test]
+    fn commit_replaces_every_file_and_creates_subdirectories() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("results.json"), "old").unwrap();
+        let mut staged = Staged::new(dir.path());
+        staged.add("results.json", b"new").unwrap();
+        staged.add("a/report.md", b"report").unwrap();
+        // Until the commit the targets are as they were.
+        assert_eq!(std::fs::read_to_string(dir.path().join("results.json")).unwrap(), "old");
+        assert!(!dir.path().join("a/report.md").exists());
+        let written = staged.commit().unwrap();
+        assert_eq!(written.len(), 2);
+        assert_eq!(std::fs::read_to_string(dir.path().join("results.json")).unwrap(), "new");
+        assert_eq!(std::fs::read_to_string(dir.path().join("a/report.md")).unwrap(), "report");
+        assert_eq!(names(dir.path()), ["a", "results.json"]);
+        assert_eq!(names(&dir.path().join("a")), ["report.md"]);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(dir.path().join("results.json")).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o644, "outputs are readable by others, as plain files are");
+        }
+    }
+
+    #[test]
+    fn an_earlier_result_needs_force() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = vec!["results.json".to_string(), "series.csv".to_string()];
+        refuse_overwrite(dir.path(), &files, false).unwrap();
+        std::fs::write(dir.path().join("series.csv"), "x").unwrap();
+        let err = refuse_overwrite(dir.path(), &files, false).unwrap_err().to_string();
+        assert!(err.contains("series.csv") && err.contains("--force"), "{err}");
+        refuse_overwrite(dir.path(), &files, true).unwrap();
+    }
+}
