@@ -95,7 +95,10 @@ def _path(p: Any, where: str) -> str:
     """A str or ``os.PathLike`` as a ``str`` path; anything else (bytes paths too) refused
     naming ``where``."""
     if isinstance(p, (str, os.PathLike)):
-        text = os.fspath(p)
+        try:
+            text = os.fspath(p)
+        except TypeError as e:  # __fspath__ returned neither str nor bytes
+            raise TypeError(f"{where} must be a path (str or os.PathLike of str): {e}") from None
         if isinstance(text, str):
             return _text(text, where)
     raise TypeError(f"{where} must be a path (str or os.PathLike of str), not {type(p).__name__}")
@@ -111,6 +114,11 @@ def _text(s: str, where: str) -> str:
     if "\0" in s:
         raise ValueError(f"{where}: {s!r} contains a NUL character")
     return s
+
+
+def _key_name(k: str) -> str:
+    """A key as errors name it: as written, or quoted when empty."""
+    return k if k.strip() else repr(k)
 
 
 def _check_progress(progress: Any) -> None:
@@ -142,9 +150,12 @@ _TOML_INT = (-(2**63), 2**63 - 1)
 _U64_MAX = 2**64 - 1
 
 
-def _plain(v: Any, where: str) -> Any:
+def _plain(v: Any, where: str, within: tuple = ()) -> Any:
     """``v`` as plain JSON-ready Python (NumPy scalars and arrays, paths and tuples converted);
-    anything without a TOML form is refused naming ``where``."""
+    anything without a TOML form is refused naming ``where``. ``within``: the ids of the
+    containers holding ``v`` (one that holds itself has no TOML form)."""
+    if id(v) in within:
+        raise ValueError(f"{where}: a dict or list that contains itself has no TOML form")
     if v is None or isinstance(v, (bool, str)):
         return v
     if isinstance(v, int):
@@ -162,17 +173,17 @@ def _plain(v: Any, where: str) -> Any:
         for k, x in v.items():
             if not isinstance(k, str):
                 raise TypeError(f"{where}: key {k!r} is not a string")
-            out[k] = _plain(x, f"{where}.{k}" if where else k)
+            out[k] = _plain(x, f"{where}.{k}" if where else _key_name(k), within + (id(v),))
         return out
     if isinstance(v, (list, tuple)):
-        return [_plain(x, f"{where}[{i}]") for i, x in enumerate(v)]
+        return [_plain(x, f"{where}[{i}]", within + (id(v),)) for i, x in enumerate(v)]
     if hasattr(v, "tolist") and callable(v.tolist) and not isinstance(v, type):  # NumPy scalars and arrays
         try:
             listed = v.tolist()
-        except Exception:
-            listed = v
-        if listed is not v:
-            return _plain(listed, where)
+        except Exception:  # not NumPy's tolist: refused below
+            listed = None
+        if isinstance(listed, (list, bool, int, float, str)):
+            return _plain(listed, where, within + (id(v),))
     raise TypeError(f"{where}: a {type(v).__name__} has no TOML form (use numbers, strings, booleans, lists and dicts)")
 
 
@@ -191,7 +202,7 @@ def _args(config: ConfigLike, workload: WorkloadLike, overrides: Optional[Mappin
             if "." in k:
                 sets.append((k, v, f"config[{k!r}] = {v!r}"))  # {"ftl.gc": "fifo"} at the top: an override
             else:
-                tree[k] = _anchored(k, _plain(v, k))
+                tree[k] = _anchored(k, _plain(v, _key_name(k)))
         name, tree_json = "config dict", json.dumps(tree)
     elif isinstance(config, (str, os.PathLike)):
         name, tree_json = _path(config, "config"), None
@@ -215,7 +226,7 @@ def _args(config: ConfigLike, workload: WorkloadLike, overrides: Optional[Mappin
     for k, v, label in sets:
         if not isinstance(k, str):
             raise TypeError(f"overrides: key {k!r} is not a string (use 'section.key')")
-        pairs.append((k, _anchored(k, _plain(v, k)), label))
+        pairs.append((k, _anchored(k, _plain(v, _key_name(k))), label))
     return name, tree_json, json.dumps(pairs)
 
 

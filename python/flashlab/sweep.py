@@ -201,9 +201,11 @@ def _validate(jobs, pts, threads: int, want_config: bool, errors: str, progress)
     indexed = list(enumerate(jobs))
     batches = [indexed[k:k + _CHECK_BATCH] for k in range(0, len(indexed), _CHECK_BATCH)]
     bar = tqdm(total=len(jobs), desc="validate", unit="point", disable=_disable(progress), leave=False)
-    pool = cf.ThreadPoolExecutor(max(1, threads))
+    pool = cf.ThreadPoolExecutor(max(1, min(threads, len(batches) - 1)))  # one batch: here
     try:
-        answers = pool.map(lambda b: _check_batch(b, cache, want_config, errors == "raise"), batches)
+        first = [_check_batch(batches[0], cache, want_config, errors == "raise")]
+        rest = pool.map(lambda b: _check_batch(b, cache, want_config, errors == "raise"), batches[1:])
+        answers = itertools.chain(first, rest)
         for answer in answers:
             for i, cfg, msg in answer:
                 if msg is not None and errors == "raise":
