@@ -291,7 +291,9 @@ def sweep(
             out.fail(i, msg)
     runner = _runner or _run_point
     try:
-        if backend == "ray":
+        if not todo:
+            pass  # every point was invalid (and recorded)
+        elif backend == "ray":
             _on_ray(jobs, todo, out, max_workers, ray_address, runner)
         elif backend == "thread":
             _on_threads(jobs, todo, out, max_workers, runner)

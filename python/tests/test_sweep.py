@@ -279,3 +279,10 @@ def test_validation_is_done_once_per_config_but_seed(monkeypatch):
     flashlab.sweep("default", {"seed": list(range(6)), "ftl.gc": ["greedy", "fifo"]}, backend="thread",
                    overrides={**SMALL, "workload.requests": 1000}, progress=False)
     assert len(caches) == 1 and len(caches[0]) == 2  # one per GC policy
+
+
+def test_validation_shows_progress(capsys):
+    flashlab.sweep("default", {"seed": [1, 2]}, backend="thread", overrides={**SMALL, "workload.requests": 1000},
+                   progress=True)
+    err = capsys.readouterr().err
+    assert "validate" in err and "sweep" in err, err[-500:]
