@@ -3,6 +3,7 @@ each runs its point normally unless the point's seed is ``DIE_SEED``, where it e
 the way a simulator bug would. Top-level functions of an importable module, so process
 workers and Ray tasks can unpickle them."""
 
+import faulthandler
 import json
 import os
 import signal
@@ -26,6 +27,7 @@ def _seed(args) -> object:
 
 def _die_at(kind: str, args, token):
     if _seed(args) == DIE_SEED:
+        faulthandler.disable()  # pytest's traceback dump of the dying worker is noise here
         if kind == "kill":
             os.kill(os.getpid(), signal.SIGKILL)  # as the kernel's OOM killer does
         _flashlab._die(kind)  # "panic": a Rust panic; "abort": std::process::abort
