@@ -91,6 +91,42 @@ class Result:
         )
 
 
+def _path(p: Any, where: str) -> str:
+    """A str or ``os.PathLike`` as a ``str`` path; anything else (bytes paths too) refused
+    naming ``where``."""
+    if isinstance(p, (str, os.PathLike)):
+        try:
+            text = os.fspath(p)
+        except TypeError as e:  # __fspath__ returned neither str nor bytes
+            raise TypeError(f"{where} must be a path (str or os.PathLike of str): {e}") from None
+        if isinstance(text, str):
+            return _text(text, where)
+    raise TypeError(f"{where} must be a path (str or os.PathLike of str), not {type(p).__name__}")
+
+
+def _text(s: str, where: str) -> str:
+    """``s``, refused naming ``where`` when it has no UTF-8 form (a lone surrogate) or holds a
+    NUL character (neither can reach the core)."""
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise ValueError(f"{where}: {s!r} is not valid Unicode ({e.reason} at position {e.start})") from None
+    if "\0" in s:
+        raise ValueError(f"{where}: {s!r} contains a NUL character")
+    return s
+
+
+def _key_name(k: str) -> str:
+    """A key as errors name it: as written, or quoted when empty."""
+    return k if k.strip() else repr(k)
+
+
+def _check_progress(progress: Any) -> None:
+    """``progress`` is ``True``, ``False`` or ``None``."""
+    if progress is not None and not isinstance(progress, bool):
+        raise TypeError(f"progress must be True, False or None, not {progress!r}")
+
+
 def _absolute(path: str) -> str:
     if path.startswith("builtin:") or os.path.isabs(path):
         return path
@@ -107,28 +143,47 @@ def _anchored(key: str, v: Any) -> Any:
     return v
 
 
-def _plain(v: Any, where: str) -> Any:
+#: TOML integers are 64-bit signed.
+_TOML_INT = (-(2**63), 2**63 - 1)
+
+#: The largest value a count given to the core may take (a Rust ``u64``).
+_U64_MAX = 2**64 - 1
+
+
+def _plain(v: Any, where: str, within: tuple = ()) -> Any:
     """``v`` as plain JSON-ready Python (NumPy scalars and arrays, paths and tuples converted);
-    anything without a TOML form is refused naming ``where``."""
-    if v is None or isinstance(v, (bool, str, int)):
+    anything without a TOML form is refused naming ``where``. ``within``: the ids of the
+    containers holding ``v`` (one that holds itself has no TOML form)."""
+    if id(v) in within:
+        raise ValueError(f"{where}: a dict or list that contains itself has no TOML form")
+    if v is None or isinstance(v, (bool, str)):
         return v
+    if isinstance(v, int):
+        if not _TOML_INT[0] <= v <= _TOML_INT[1]:
+            raise FlashlabError(f"{where}: {v} is out of range (TOML integers are 64-bit: -2**63 to 2**63-1)")
+        return int(v)  # an int subclass (IntEnum...) as a plain int
     if isinstance(v, float):
         if not math.isfinite(v):
             raise FlashlabError(f"{where}: {v} is not a valid value (NaN and infinity have no TOML form)")
         return v
     if isinstance(v, os.PathLike):
-        return os.fspath(v)
+        return _path(v, where)
     if isinstance(v, Mapping):
         out = {}
         for k, x in v.items():
             if not isinstance(k, str):
                 raise TypeError(f"{where}: key {k!r} is not a string")
-            out[k] = _plain(x, f"{where}.{k}" if where else k)
+            out[k] = _plain(x, f"{where}.{k}" if where else _key_name(k), within + (id(v),))
         return out
     if isinstance(v, (list, tuple)):
-        return [_plain(x, f"{where}[{i}]") for i, x in enumerate(v)]
-    if hasattr(v, "tolist") and callable(v.tolist):  # NumPy scalars and arrays
-        return _plain(v.tolist(), where)
+        return [_plain(x, f"{where}[{i}]", within + (id(v),)) for i, x in enumerate(v)]
+    if hasattr(v, "tolist") and callable(v.tolist) and not isinstance(v, type):  # NumPy scalars and arrays
+        try:
+            listed = v.tolist()
+        except Exception:  # not NumPy's tolist: refused below
+            listed = None
+        if isinstance(listed, (list, bool, int, float, str)):
+            return _plain(listed, where, within + (id(v),))
     raise TypeError(f"{where}: a {type(v).__name__} has no TOML form (use numbers, strings, booleans, lists and dicts)")
 
 
@@ -147,10 +202,10 @@ def _args(config: ConfigLike, workload: WorkloadLike, overrides: Optional[Mappin
             if "." in k:
                 sets.append((k, v, f"config[{k!r}] = {v!r}"))  # {"ftl.gc": "fifo"} at the top: an override
             else:
-                tree[k] = _anchored(k, _plain(v, k))
+                tree[k] = _anchored(k, _plain(v, _key_name(k)))
         name, tree_json = "config dict", json.dumps(tree)
     elif isinstance(config, (str, os.PathLike)):
-        name, tree_json = os.fspath(config), None
+        name, tree_json = _path(config, "config"), None
         if os.path.exists(name):
             name = os.path.abspath(name)
     else:
@@ -159,7 +214,8 @@ def _args(config: ConfigLike, workload: WorkloadLike, overrides: Optional[Mappin
         if isinstance(workload, Mapping):
             sets.append(("workload", workload, f"workload={workload!r}"))
         elif isinstance(workload, (str, os.PathLike)):
-            sets.append(("workload", {"kind": "trace", "path": os.fspath(workload)}, f"workload={os.fspath(workload)!r}"))
+            path = _path(workload, "workload")
+            sets.append(("workload", {"kind": "trace", "path": path}, f"workload={path!r}"))
         else:
             raise TypeError(f"workload must be a trace path or a dict, not {type(workload).__name__}")
     if overrides is not None and not isinstance(overrides, Mapping):
@@ -170,14 +226,14 @@ def _args(config: ConfigLike, workload: WorkloadLike, overrides: Optional[Mappin
     for k, v, label in sets:
         if not isinstance(k, str):
             raise TypeError(f"overrides: key {k!r} is not a string (use 'section.key')")
-        pairs.append((k, _anchored(k, _plain(v, k)), label))
+        pairs.append((k, _anchored(k, _plain(v, _key_name(k))), label))
     return name, tree_json, json.dumps(pairs)
 
 
 def check_config(config: ConfigLike, workload: WorkloadLike = None, overrides: Optional[Mapping[str, Any]] = None) -> dict:
     """Parse and validate a configuration without running it; returns the full config (every
     default filled in) as a dict. Raises ``FlashlabError`` naming the file, line and field."""
-    return json.loads(_flashlab.check(*_args(config, workload, overrides)))
+    return json.loads(_flashlab.check(*_args(config, workload, overrides)) or "null")
 
 
 def _disable(progress: Optional[bool]) -> Optional[bool]:
@@ -234,6 +290,7 @@ def run(
     The GIL is released while simulating (threads run in parallel); Ctrl-C stops the run.
     Raises ``FlashlabError`` with the CLI's message (file, line, field) on bad input.
     """
+    _check_progress(progress)
     name, tree, sets = _args(config, workload, overrides)
     return Result(_flashlab.run(name, tree, sets, _bar(progress), None))
 
@@ -254,10 +311,26 @@ def policies() -> dict:
 def trace_stats(path: Union[str, "os.PathLike[str]"], format: Optional[str] = None,
                 device: Optional[int] = None, page_size: int = 4096) -> dict:
     """Statistics of a trace file (``flashlab trace stats --json``); the format is detected
-    unless given. ``path`` may be a built-in trace (``"builtin:msnfs"``)."""
-    if not isinstance(page_size, int) or page_size <= 0:
-        raise ValueError(f"page_size must be a positive number of bytes, not {page_size!r}")
-    if device is not None and (not isinstance(device, int) or device < 0):
-        raise ValueError(f"device must be a device number >= 0, not {device!r}")
-    return json.loads(_flashlab.trace_stats(_absolute(os.fspath(path)), format, device, page_size))
+    unless given. ``path`` may be a built-in trace (``"builtin:msnfs"``).
+
+    ``format``: a format name (``policies()["format"]``) or ``None`` to detect it; ``device``:
+    keep only the records of this device number (``None``: all); ``page_size``: bytes per page
+    for the page counts, a power of two from 512 B to 2 GiB. Wrong types raise ``TypeError``,
+    out-of-range numbers ``ValueError``, a bad file or format ``FlashlabError``.
+    """
+    text = _path(path, "path")
+    if format is not None:
+        if not isinstance(format, str):
+            raise TypeError(f"format must be a trace format name (a string; see policies()['format']) or None, not {format!r}")
+        _text(format, "format")
+    if device is not None:
+        if not isinstance(device, int) or isinstance(device, bool):
+            raise TypeError(f"device must be a device number (an int >= 0) or None, not {device!r}")
+        if not 0 <= device <= _U64_MAX:
+            raise ValueError(f"device must be a device number from 0 to 2**64-1, not {device!r}")
+    if not isinstance(page_size, int) or isinstance(page_size, bool):
+        raise TypeError(f"page_size must be a number of bytes (an int), not {page_size!r}")
+    if not 0 < page_size <= _U64_MAX:
+        raise ValueError(f"page_size must be a power of two from 512 B to 2 GiB, not {page_size!r}")
+    return json.loads(_flashlab.trace_stats(_absolute(text), format, device, page_size))
 

@@ -25,6 +25,13 @@ def _axes(ax):
     return ax
 
 
+def _names(**columns) -> None:
+    """Column-name parameters are strings (``None`` where optional is skipped by the caller)."""
+    for param, name in columns.items():
+        if not isinstance(name, str):
+            raise TypeError(f"{param} must be a column name (a string), not {name!r}")
+
+
 def _need(df, *columns) -> None:
     """A clear error for a column the table lacks (e.g. a key that was not swept)."""
     missing = [c for c in columns if c not in df.columns]
@@ -41,6 +48,10 @@ def running_waf(result, ax=None, label: Optional[str] = None, cumulative: bool =
     """WAF per interval (solid) and cumulative (dashed, same colour) over host writes, from a
     ``Result`` or its series. To overlay runs on one ``ax``, give each a ``label`` (the
     default is the config's name, which runs of one preset share)."""
+    if label is not None and not isinstance(label, str):
+        raise TypeError(f"label must be a string or None, not {label!r}")
+    if not isinstance(cumulative, bool):
+        raise TypeError(f"cumulative must be True or False, not {cumulative!r}")
     s = result.series if hasattr(result, "series") else result
     _need(s, "host_writes", "running_waf", "cumulative_waf")
     ax = _axes(ax)
@@ -58,6 +69,7 @@ def running_waf(result, ax=None, label: Optional[str] = None, cumulative: bool =
 def waf_by_policy(df, x: Optional[str] = None, policy: str = "ftl.gc", y: str = "waf", ax=None):
     """``y`` (default WAF) by ``policy``: one line per policy over the swept ``x`` column, or
     bars when ``x`` is None (the mean over the other swept keys)."""
+    _names(policy=policy, y=y, **({"x": x} if x is not None else {}))
     _need(df, policy, y, *([x] if x is not None else []))
     ax = _axes(ax)
     if x is None:
@@ -78,6 +90,7 @@ def hit_ratio_vs_buffer(df, size: str = "buffer.dram", policy: str = "buffer.pol
                         y: str = "buffer.hit_ratio", ax=None):
     """Buffer hit ratio over buffer size (MiB), one line per buffer policy; sizes may be
     numbers of bytes or strings such as ``"16MiB"``."""
+    _names(size=size, policy=policy, y=y)
     _need(df, size, policy, y)
     ax = _axes(ax)
     d = df.assign(_mib=[_bytes(v) / 2**20 for v in df[size]])

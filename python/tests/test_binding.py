@@ -213,7 +213,7 @@ def test_result_indexing_errors():
 
 
 def test_trace_stats_argument_errors():
-    with pytest.raises(ValueError, match="page_size must be a positive"):
+    with pytest.raises(ValueError, match="page_size must be a power of two from 512 B to 2 GiB, not -1"):
         flashlab.trace_stats("builtin:msnfs", page_size=-1)
 
 

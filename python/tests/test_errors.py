@@ -131,3 +131,89 @@ def test_presets_are_the_embedded_text():
     with pytest.raises(flashlab.FlashlabError) as e:
         flashlab.run("default", overrides={"workload.kind": "trace", "workload.path": "builtin:msnfs"})
     assert "unknown key in preset default for a trace workload" in str(e.value), str(e.value)
+
+
+# --- Argument types and ranges: each wrong one names its parameter (issue 21) ---
+
+class _BytesPath:
+    """An os.PathLike whose path is bytes (the core takes text paths only)."""
+
+    def __fspath__(self):
+        return b"default"
+
+
+@pytest.mark.parametrize("kwargs, error, pattern", [
+    ({"page_size": 2**70}, ValueError, r"^page_size must be a power of two from 512 B to 2 GiB, not 1180591620717411303424$"),
+    ({"page_size": -4096}, ValueError, r"^page_size must be"),
+    ({"page_size": True}, TypeError, r"^page_size must be a number of bytes \(an int\), not True$"),
+    ({"page_size": 4096.0}, TypeError, r"^page_size must be a number of bytes"),
+    ({"page_size": 1000}, flashlab.FlashlabError, r"`page_size`: 1000 bytes is not a power of two"),
+    ({"format": 3}, TypeError, r"^format must be a trace format name .* not 3$"),
+    ({"format": "nope"}, flashlab.FlashlabError, r"nope"),
+    ({"device": True}, TypeError, r"^device must be a device number \(an int >= 0\) or None, not True$"),
+    ({"device": 2**64}, ValueError, r"^device must be a device number from 0 to 2\*\*64-1"),
+    ({"device": -1}, ValueError, r"^device must be a device number"),
+    ({"device": "0"}, TypeError, r"^device must be"),
+])
+def test_trace_stats_arguments(kwargs, error, pattern):
+    with pytest.raises(error, match=pattern) as e:
+        flashlab.trace_stats("builtin:msnfs", **kwargs)
+    if error is not flashlab.FlashlabError:
+        assert not isinstance(e.value, flashlab.FlashlabError)
+
+
+@pytest.mark.parametrize("path, error, pattern", [
+    (3, TypeError, r"^path must be a path \(str or os.PathLike of str\), not int$"),
+    (b"builtin:msnfs", TypeError, r"^path must be a path"),
+    (_BytesPath(), TypeError, r"^path must be a path"),
+    ("bad\0name", ValueError, r"^path: .* contains a NUL character$"),
+    ("\ud800", ValueError, r"^path: .* is not valid Unicode"),
+])
+def test_trace_stats_path(path, error, pattern):
+    with pytest.raises(error, match=pattern):
+        flashlab.trace_stats(path)
+
+
+def test_run_and_check_arguments():
+    for call in (flashlab.run, flashlab.check_config):
+        with pytest.raises(TypeError, match=r"^config must be a path \(str or os.PathLike of str\), not _BytesPath$"):
+            call(_BytesPath())
+        with pytest.raises(TypeError, match=r"^config must be a preset name, a TOML path or a dict, not bytes$"):
+            call(b"default")
+        with pytest.raises(ValueError, match=r"^config: '\\ud800' is not valid Unicode"):
+            call("\ud800")
+        with pytest.raises(TypeError, match=r"^workload must be a trace path or a dict, not int$"):
+            call("default", workload=3)
+        with pytest.raises(flashlab.FlashlabError, match=r"^seed: 1180591620717411303424 is out of range \(TOML integers are 64-bit"):
+            call("default", overrides={"seed": 2**70})
+        with pytest.raises(flashlab.FlashlabError, match=r"^workload.theta: -9223372036854775809 is out of range"):
+            call("default", overrides={"workload.theta": -(2**63) - 1})
+    for bad in ["yes", 1, 0.5, []]:
+        with pytest.raises(TypeError, match=r"^progress must be True, False or None, not"):
+            flashlab.run("default", overrides=SMALL, progress=bad)
+
+
+def test_sweep_arguments():
+    for kwargs, error, pattern in [
+        ({"backend": 3}, TypeError, r"^backend must be a string \(process, thread, ray\), not int$"),
+        ({"progress": "no"}, TypeError, r"^progress must be True, False or None, not 'no'$"),
+        ({"ray_address": 6379}, TypeError, r"^ray_address must be a string"),
+        ({"errors": None}, TypeError, r"^errors must be 'raise' or 'record', not NoneType$"),
+        ({"overrides": {"workload.requests": 2**64}}, flashlab.FlashlabError, r"^workload.requests: 18446744073709551616 is out"),
+    ]:
+        with pytest.raises(error, match=pattern):
+            flashlab.sweep("default", {"seed": [1]}, **kwargs)
+    with pytest.raises(flashlab.FlashlabError, match=r"^seed: 18446744073709551616 is out of range"):
+        flashlab.sweep("default", {"seed": [1, 2**64]})
+
+
+def test_plot_arguments():
+    import pandas as pd
+
+    df = pd.DataFrame({"ftl.gc": ["greedy"], "waf": [1.5], "workload.theta": [0.9]})
+    with pytest.raises(TypeError, match=r"^x must be a column name \(a string\), not 3$"):
+        flashlab.plot.waf_by_policy(df, x=3)
+    with pytest.raises(TypeError, match=r"^size must be a column name"):
+        flashlab.plot.hit_ratio_vs_buffer(df, size=["buffer.dram"])
+    with pytest.raises(TypeError, match=r"^cumulative must be True or False, not 1$"):
+        flashlab.plot.running_waf(df, cumulative=1)

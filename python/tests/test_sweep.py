@@ -1,6 +1,7 @@
 """Sweeps: one row per run with the swept keys as columns, identical on every backend."""
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -182,3 +183,106 @@ def test_sweep_summary_equals_run_summary_without_wall():
             continue
         assert (pd.isna(v) and pd.isna(row[k])) or row[k] == v, k
     assert strip_wall(r.summary)["sim"]["seed"] == 5
+
+
+# --- Points whose worker dies: the sweep finishes, the point fails with a clear message ---
+
+DYING = {"seed": [1, 666, 2]}  # sweep_hooks.DIE_SEED in the middle
+DEATHS = {"panic": r"the simulator panicked \(a bug, please report it\): .*a panic on purpose",
+          "abort": r"worker process died \(SIGABRT\) while running this point",
+          "kill": r"worker process died \(SIGKILL\) while running this point"}
+RAY_DEATHS = {**DEATHS, "abort": r"Ray worker process died", "kill": r"Ray worker process died"}
+#: (backend, kind) pairs a sweep survives: a thread shares its process, so an abort or a
+#: SIGKILL there ends the interpreter (documented in sweep's docstring).
+SURVIVABLE = [(b, k) for b in ("process", "thread", "ray") for k in DEATHS if b != "thread" or k == "panic"]
+
+
+@pytest.fixture(scope="module")
+def healthy():
+    """The sweep without the dying point, to compare the other points with."""
+    return flashlab.sweep("default", {"seed": [1, 2]}, backend="thread", overrides=SMALL, progress=False)
+
+
+def _dying_sweep(backend, kind, errors, ray_address=None):
+    import sweep_hooks
+
+    if backend == "ray":
+        ray = require_ray()
+        ray.cloudpickle.register_pickle_by_value(sweep_hooks)  # Ray workers do not see tests/
+    return flashlab.sweep("default", DYING, backend=backend, max_workers=2, overrides=SMALL, progress=False,
+                          errors=errors, _runner=sweep_hooks.RUNNERS[kind], ray_address=ray_address)
+
+
+@pytest.mark.parametrize("backend, kind", SURVIVABLE)
+def test_a_dying_point_is_recorded_and_the_others_run(backend, kind, healthy, request):
+    address = request.getfixturevalue("ray_cluster") if backend == "ray" else None
+    df = _dying_sweep(backend, kind, "record", address)
+    assert list(df["seed"]) == [1, 666, 2]
+    assert list(df.columns[:2]) == ["seed", "error"]
+    assert df["error"].isna().tolist() == [False if s == 666 else True for s in df["seed"]]
+    died = df.loc[1, "error"]
+    assert re.search(RAY_DEATHS[kind] if backend == "ray" else DEATHS[kind], died), died
+    assert df.loc[1, ["waf", "flash.erases", "latency_us.write.p99"]].isna().all()
+    fine = df.drop(index=1).drop(columns=["error", *WALL]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(fine, healthy.drop(columns=WALL), check_dtype=False)
+
+
+@pytest.mark.parametrize("backend, kind", SURVIVABLE)
+def test_a_dying_point_raises_naming_it(backend, kind, request):
+    address = request.getfixturevalue("ray_cluster") if backend == "ray" else None
+    pattern = RAY_DEATHS[kind] if backend == "ray" else DEATHS[kind]
+    with pytest.raises(flashlab.FlashlabError, match=r"^sweep point seed=666: " + pattern):
+        _dying_sweep(backend, kind, "raise", address)
+
+
+def test_many_deaths_on_few_workers_finish():
+    """Every other point kills its worker: each is replaced, and every point is answered."""
+    import sweep_hooks
+
+    df = flashlab.sweep("default", {"seed": [666, 1, 666, 666, 2, 666]}, backend="process", max_workers=2,
+                        overrides={**SMALL, "workload.requests": 2000}, progress=False, errors="record",
+                        _runner=sweep_hooks.aborts)
+    assert df["error"].notna().tolist() == [True, False, True, True, False, True]
+    assert df["waf"].notna().tolist() == [False, True, False, False, True, False]
+
+
+def test_record_keeps_invalid_points_and_runs_the_rest():
+    df = flashlab.sweep("default", {"ftl.gc": ["greedy", "nope"]}, backend="thread", overrides=SMALL,
+                        progress=False, errors="record")
+    assert df["error"].isna().tolist() == [True, False]
+    assert "unknown GC policy `nope`" in df.loc[1, "error"]
+    assert pd.isna(df.loc[1, "waf"]) and not pd.isna(df.loc[0, "waf"])
+
+
+def test_errors_argument_is_checked():
+    with pytest.raises(ValueError, match=r"errors must be 'raise' or 'record', not 'ignore'"):
+        flashlab.sweep("default", {"seed": [1]}, errors="ignore")
+    with pytest.raises(TypeError, match=r"errors must be 'raise' or 'record', not bool"):
+        flashlab.sweep("default", {"seed": [1]}, errors=True)
+
+
+def test_validation_is_done_once_per_config_but_seed(monkeypatch):
+    """A sweep over seeds validates its config once (a zipf set-up costs milliseconds per
+    validation): counted through the cache the sweep hands the core."""
+    import importlib
+
+    sweep_module = importlib.import_module("flashlab.sweep")  # flashlab.sweep is the function
+
+    caches = []
+    real = sweep_module._flashlab.CheckCache
+
+    def spy():
+        caches.append(real())
+        return caches[-1]
+
+    monkeypatch.setattr(sweep_module._flashlab, "CheckCache", spy)
+    flashlab.sweep("default", {"seed": list(range(6)), "ftl.gc": ["greedy", "fifo"]}, backend="thread",
+                   overrides={**SMALL, "workload.requests": 1000}, progress=False)
+    assert len(caches) == 1 and len(caches[0]) == 2  # one per GC policy
+
+
+def test_validation_shows_progress(capsys):
+    flashlab.sweep("default", {"seed": [1, 2]}, backend="thread", overrides={**SMALL, "workload.requests": 1000},
+                   progress=True)
+    err = capsys.readouterr().err
+    assert "validate" in err and "sweep" in err, err[-500:]

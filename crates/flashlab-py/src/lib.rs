@@ -6,8 +6,9 @@
 //! from the core become `flashlab.FlashlabError` with the CLI's message; the GIL is released
 //! while simulating.
 
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use flashlab::sim::{self, Progress};
@@ -183,14 +184,82 @@ impl Progress for PyProgress {
     }
 }
 
+/// Configurations already validated by a sweep, each under its key ([`seedless_key`]): a sweep
+/// over seeds or over keys the workload does not read validates each distinct config once.
+#[pyclass(frozen)]
+struct CheckCache(Mutex<HashSet<String>>);
+
+#[pymethods]
+impl CheckCache {
+    #[new]
+    fn new() -> Self {
+        CheckCache(Mutex::new(HashSet::new()))
+    }
+    /// How many distinct configurations were validated.
+    fn __len__(&self) -> usize {
+        self.0.lock().map_or(0, |set| set.len())
+    }
+}
+
+/// A config's identity for validation: its source and every field but the seed, which only
+/// seeds the random streams (validation checks values, sizes and names, and builds the
+/// workload's generator, whose set-up — a zipf table can take 100 ms — does not depend on it).
+fn seedless_key(cfg: &Config) -> PyResult<String> {
+    let mut c = cfg.clone();
+    c.seed = 0;
+    let json = serde_json::to_string(&c).map_err(|e| FlashlabError::new_err(e.to_string()))?;
+    Ok(format!("{}\n{json}", cfg.source))
+}
+
 /// Validate a configuration without running it ([`sim::validate`]); returns the parsed config
-/// as JSON (the `config` member of `results.json`).
+/// as JSON (the `config` member of `results.json`), or `None` when `want_config` is false. With
+/// a `cache`, a configuration equal to one validated before but for its seed is not validated
+/// again. The GIL is released while validating.
 #[pyfunction]
-#[pyo3(signature = (config, tree=None, overrides="[]"))]
-fn check(config: &str, tree: Option<&str>, overrides: &str) -> PyResult<String> {
-    let cfg = load(config, tree, overrides)?;
-    sim::validate(&cfg).map_err(to_py)?;
-    serde_json::to_string(&cfg).map_err(|e| FlashlabError::new_err(e.to_string()))
+#[pyo3(signature = (config, tree=None, overrides="[]", cache=None, want_config=true))]
+fn check(
+    py: Python<'_>,
+    config: &str,
+    tree: Option<&str>,
+    overrides: &str,
+    cache: Option<&CheckCache>,
+    want_config: bool,
+) -> PyResult<Option<String>> {
+    py.detach(|| {
+        let cfg = load(config, tree, overrides)?;
+        let key = cache.map(|_| seedless_key(&cfg)).transpose()?;
+        let known = match (&key, cache) {
+            (Some(k), Some(c)) => c.0.lock().is_ok_and(|set| set.contains(k)),
+            _ => false,
+        };
+        if !known {
+            sim::validate(&cfg).map_err(to_py)?;
+            if let (Some(k), Some(c)) = (key, cache) {
+                if let Ok(mut set) = c.0.lock() {
+                    set.insert(k);
+                }
+            }
+        }
+        if !want_config {
+            return Ok(None);
+        }
+        serde_json::to_string(&cfg).map(Some).map_err(|e| FlashlabError::new_err(e.to_string()))
+    })
+}
+
+/// Test hook, private (`flashlab._flashlab._die`): end this process the way a simulator bug
+/// would — `"panic"`: a Rust panic (Python sees `PanicException`); `"abort"`:
+/// `std::process::abort` (SIGABRT, as an allocation failure does). The sweep tests use it to
+/// kill workers for real; nothing else calls it.
+#[pyfunction]
+fn _die(kind: &str) -> PyResult<()> {
+    match kind {
+        "panic" => panic!("flashlab._flashlab._die(\"panic\"): a panic on purpose (test hook)"),
+        "abort" => std::process::abort(),
+        _ => Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "_die: kind must be \"panic\" or \"abort\", not {kind:?}"
+        ))),
+    }
 }
 
 /// Run one simulation; returns the `results.json` text.
@@ -257,12 +326,15 @@ fn parse_size(text: &str) -> PyResult<u64> {
 fn _flashlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("FlashlabError", m.py().get_type::<FlashlabError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("PanicException", m.py().get_type::<pyo3::panic::PanicException>())?;
     m.add_class::<CancelToken>()?;
+    m.add_class::<CheckCache>()?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(trace_stats, m)?)?;
     m.add_function(wrap_pyfunction!(registries, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
+    m.add_function(wrap_pyfunction!(_die, m)?)?;
     Ok(())
 }
