@@ -237,6 +237,9 @@ fn run(config: &str, out: &Path, sets: &[String], quiet: bool, as_json: bool) ->
         emit(results.to_json());
     } else {
         emit(format!("{results}"));
+        if let Some(line) = inspect::memory_line(&cfg) {
+            emit(line);
+        }
     }
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let json = out.join("results.json");
