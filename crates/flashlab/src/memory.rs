@@ -11,17 +11,19 @@
 //! structure and series. This file only adds them up, with the sizes of the standard
 //! collections ([`vec_bytes`], [`map_bytes`]) and a fixed base for the process itself.
 //!
-//! The estimate is an upper bound on the peak resident memory of a run (`tests/memory.rs`
+//! The estimate is an upper bound on the peak resident memory of a run (`crates/flashlab-cli/tests/memory.rs`
 //! measures it): items that grow by doubling count their last growth step (old and new
 //! buffers alive together), and items that scale with the run's length use the workload's
-//! bound when the workload states one (generators), else the configured maximum.
+//! bound when the workload states one (generators); for a trace, whose length is unknown
+//! before it is read, they assume `sim::TRACE_CAPACITIES` logical capacities (an estimate, not
+//! a bound, for longer traces).
 
 use crate::config::{Config, Mode, Resolved};
 use crate::error::Error;
 
 /// Bytes of the process besides the simulator state: the binary's pages, the allocator, the
 /// latency histograms, results and their JSON text for a short series (measured: a tiny run
-/// peaks at about 9 MiB).
+/// peaks at about 10.5 MiB).
 pub const BASE_BYTES: u64 = 16 << 20;
 
 /// Where `/proc/meminfo` cannot be read, the limit when `sim.memory_limit` is not set.
