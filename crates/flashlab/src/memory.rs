@@ -11,8 +11,8 @@
 //! structure and series. This file only adds them up, with the sizes of the standard
 //! collections ([`vec_bytes`], [`map_bytes`]) and a fixed base for the process itself.
 //!
-//! The estimate is an upper bound on the peak resident memory of a run (`crates/flashlab-cli/tests/memory.rs`
-//! measures it): items that grow by doubling count their last growth step (old and new
+//! The estimate is an upper bound on the peak resident memory of a run
+//! (`crates/flashlab-cli/tests/memory.rs` measures it): items that grow by doubling count their last growth step (old and new
 //! buffers alive together), and items that scale with the run's length use the workload's
 //! bound when the workload states one (generators); for a trace, whose length is unknown
 //! before it is read, they assume `sim::TRACE_CAPACITIES` logical capacities (an estimate, not
