@@ -490,8 +490,12 @@ SimConfig = TypedDict("SimConfig", {
     "interval_writes": Optional[int],
     #: Minimum number of intervals in the per-interval series.
     "intervals": int,
-    #: Refuse devices whose simulator state would exceed this much memory.
-    "memory_limit": int,
+    #: Refuse configs whose estimated peak memory (`flashlab run --dry-run` itemises it)
+    #: exceeds this. Unset: the memory this machine has available (`MemAvailable` of
+    #: `/proc/meminfo`, read when the config is validated), or 16 GiB where `/proc/meminfo` is
+    #: not readable. Set, it may lower that or raise it up to the physical memory (`MemTotal`);
+    #: a value above the physical memory is an error.
+    "memory_limit": Optional[int],
     "mode": "Mode",
     #: Record each page re-access's LRU stack distance (`reuse` in results.json).
     "reuse_distance": bool,

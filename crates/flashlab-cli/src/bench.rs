@@ -59,18 +59,20 @@ fn memory(sets: &[String], flags: &str) -> Result<()> {
     Ok(())
 }
 
-/// Entry for the hidden `__peak-rss` subcommand: run a preset, print "peak_rss_bytes physical_pages".
+/// Entry for the hidden `__peak-rss` subcommand: run a config or preset, print
+/// "peak_rss_bytes physical_pages estimate_bytes" (the peak resident set after the run, Linux
+/// `VmHWM`, and the memory estimate the config was admitted with; `tests/memory.rs` compares
+/// them).
 pub fn peak_rss(preset: &str, sets: &[String]) -> Result<()> {
     let cfg = load_config(preset, sets)?;
+    let estimate = flashlab::memory::estimate(&cfg, &cfg.resolve()?)?.total();
     let r = sim::run(&cfg, &mut sim::Quiet)?;
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let kb = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok());
-    if let Some(kb) = kb {
-        crate::emit(format!("{} {}", kb * 1024, r.device.physical_bytes / r.device.page_size));
+    // The results as the CLI writes them: their JSON text is part of a run's peak.
+    let json = r.to_json();
+    if let Some(peak) = flashlab::memory::peak_rss() {
+        crate::emit(format!("{peak} {} {estimate}", r.device.physical_bytes / r.device.page_size));
     }
+    drop(json);
     Ok(())
 }
 

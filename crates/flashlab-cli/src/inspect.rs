@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use flashlab::memory::human_bytes;
 use flashlab::{reference, sim, Config};
 use serde_json::{json, Map, Value};
 
@@ -25,7 +26,7 @@ pub fn dry_run(cfg: &Config, out: &Path, force: bool) -> Result<()> {
     let geo = r.layout.geo;
     let gib = (1u64 << 30) as f64;
     let logical = r.logical_pages * r.page_size;
-    let memory = cfg.memory_estimate(&geo);
+    let memory = flashlab::memory::estimate(cfg, &r)?;
     let workload = cfg.workload.get("kind").and_then(|k| k.as_str()).unwrap_or("?");
     emit(format!("config       {} (valid)", cfg.source));
     emit(format!(
@@ -51,10 +52,14 @@ pub fn dry_run(cfg: &Config, out: &Path, force: bool) -> Result<()> {
     let mode = serde_json::to_value(cfg.sim.mode)?;
     emit(format!("workload     {workload}; {} mode, seed {}", mode.as_str().unwrap_or("?"), cfg.seed));
     emit(format!(
-        "memory       about {} of simulator state (sim.memory_limit {})",
-        human_bytes(memory),
-        human_bytes(cfg.sim.memory_limit.0)
+        "memory       at most about {} at peak, of a limit of {}{}",
+        human_bytes(memory.total()),
+        human_bytes(flashlab::memory::limit(cfg)?),
+        if cfg.sim.memory_limit.is_some() { " (sim.memory_limit)" } else { " (available now)" }
     ));
+    for (name, bytes) in memory.biggest(usize::MAX).into_iter().filter(|i| i.1 > 0) {
+        emit(format!("               {name:<20} {:>10}", human_bytes(bytes)));
+    }
     match crate::output::refuse_overwrite(out, &crate::RUN_FILES.map(String::from), force) {
         Ok(()) => {
             emit(format!("dry run      nothing simulated; a run would write {}", out.join("results.json").display()))
@@ -64,14 +69,12 @@ pub fn dry_run(cfg: &Config, out: &Path, force: bool) -> Result<()> {
     Ok(())
 }
 
-/// Bytes in MiB or GiB.
-fn human_bytes(bytes: u64) -> String {
-    let mib = bytes as f64 / (1u64 << 20) as f64;
-    if mib < 1024.0 {
-        format!("{mib:.1} MiB")
-    } else {
-        format!("{:.2} GiB", mib / 1024.0)
-    }
+/// After a run: the peak resident memory of this process (Linux `VmHWM`) beside the estimate
+/// the config was admitted with; `None` where either is unavailable.
+pub fn memory_line(cfg: &Config) -> Option<String> {
+    let peak = flashlab::memory::peak_rss()?;
+    let est = flashlab::memory::estimate(cfg, &cfg.resolve().ok()?).ok()?;
+    Some(format!("memory       peak {} resident (estimated at most {})", human_bytes(peak), human_bytes(est.total())))
 }
 
 /// `flashlab docs`: print or write `config.md` and `results.md`.

@@ -259,6 +259,9 @@ fn run(config: &str, out: &Path, sets: &[String], quiet: bool, as_json: bool, fo
         emit(results.to_json());
     } else {
         emit(format!("{results}"));
+        if let Some(line) = inspect::memory_line(&cfg) {
+            emit(line);
+        }
     }
     let written = format!("results      {} and {}", json.display(), csv.display());
     if as_json {

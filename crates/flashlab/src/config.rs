@@ -94,9 +94,13 @@ pub struct SimConfig {
     /// Record each page re-access's LRU stack distance (`reuse` in results.json).
     #[serde(default)]
     pub reuse_distance: bool,
-    /// Refuse devices whose simulator state would exceed this much memory.
-    #[serde(default = "d_mem")]
-    pub memory_limit: ByteSize,
+    /// Refuse configs whose estimated peak memory (`flashlab run --dry-run` itemises it)
+    /// exceeds this. Unset: the memory this machine has available (`MemAvailable` of
+    /// `/proc/meminfo`, read when the config is validated), or 16 GiB where `/proc/meminfo` is
+    /// not readable. Set, it may lower that or raise it up to the physical memory (`MemTotal`);
+    /// a value above the physical memory is an error.
+    #[serde(default)]
+    pub memory_limit: Option<ByteSize>,
 }
 
 fn d_mode() -> Mode {
@@ -104,9 +108,6 @@ fn d_mode() -> Mode {
 }
 fn d_intervals() -> usize {
     10
-}
-fn d_mem() -> ByteSize {
-    ByteSize(16 << 30)
 }
 
 impl Default for SimConfig {
@@ -120,7 +121,7 @@ impl Default for SimConfig {
             track_frozen: false,
             crash_at: None,
             reuse_distance: false,
-            memory_limit: d_mem(),
+            memory_limit: None,
         }
     }
 }
@@ -421,55 +422,16 @@ impl Config {
                 format!("{logical_bytes} bytes leaves no over-provisioning on a {physical}-byte device; GC needs spare blocks"),
             ));
         }
-        self.check_memory(&geo)?;
         self.check_sim()?;
         self.check_names()?;
-        Ok(Resolved {
+        let resolved = Resolved {
             layout,
             logical_pages: logical_bytes / page,
             page_size: page,
             over_provisioning: physical as f64 / logical_bytes as f64 - 1.0,
-        })
-    }
-
-    /// Estimated simulator memory: L2P (4 B per logical page ≤ 4 B per physical page), OOB
-    /// (4 B per physical page, 8 B with verify tags), oracle (4 B per logical page with verify),
-    /// and ~40 B of per-block state.
-    pub fn memory_estimate(&self, geo: &Geometry) -> u64 {
-        let pages = geo.total_pages_u64();
-        let per_page = if self.sim.verify { 16 } else { 8 };
-        pages * per_page + geo.total_blocks() as u64 * 40
-    }
-
-    fn check_memory(&self, geo: &Geometry) -> Result<(), Error> {
-        let need = self.memory_estimate(geo);
-        let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
-        if need > self.sim.memory_limit.0 {
-            return Err(Error::config(
-                "device",
-                format!(
-                    "simulating this device needs about {:.1} GiB of memory, over sim.memory_limit = {:.1} GiB",
-                    gib(need),
-                    gib(self.sim.memory_limit.0)
-                ),
-            ));
-        }
-        // Whatever the limit says, never start a run this machine cannot hold.
-        if let Some(physical) = physical_memory() {
-            if need > physical {
-                return Err(Error::config(
-                    "device",
-                    format!(
-                        "simulating this device needs about {:.1} GiB of memory, more than this machine's {:.1} GiB of \
-                         physical memory (sim.memory_limit = {:.1} GiB cannot raise that)",
-                        gib(need),
-                        gib(physical),
-                        gib(self.sim.memory_limit.0)
-                    ),
-                ));
-            }
-        }
-        Ok(())
+        };
+        crate::memory::check(self, &resolved)?;
+        Ok(resolved)
     }
 
     fn check_sim(&self) -> Result<(), Error> {
@@ -565,14 +527,7 @@ fn moved_key(path: &str) -> Option<String> {
     ))
 }
 
-/// This machine's physical memory in bytes (`MemTotal` of `/proc/meminfo`); `None` where that
-/// is not available (then only `sim.memory_limit` applies).
-pub fn physical_memory() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kib: u64 = line.trim_start_matches("MemTotal:").trim().trim_end_matches("kB").trim().parse().ok()?;
-    kib.checked_mul(1024)
-}
+pub use crate::memory::physical_memory;
 
 /// How the command line names overrides in errors: `--set k=v`.
 fn cli_labels(overrides: &[String]) -> Vec<String> {

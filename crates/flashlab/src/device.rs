@@ -102,6 +102,33 @@ impl Device {
         d
     }
 
+    /// What the device layer allocates for `cfg`: the verify oracle (a version per logical
+    /// page), frozen tracking (a last write per logical page, and a sorted copy of those the
+    /// measured phase wrote, at most `run_pages`, when the shares are taken) and the block remap
+    /// of `host.out_of_range = "compact"` (a map grown by inserts, at most one entry per device
+    /// block).
+    pub fn memory(
+        cfg: &crate::config::Config,
+        logical_pages: u64,
+        ppb: u64,
+        run_pages: u64,
+        est: &mut crate::memory::Estimate,
+    ) {
+        use crate::memory::{map_bytes, vec_bytes};
+        if cfg.sim.verify || cfg.sim.crash_at.is_some() {
+            est.add("verify oracle", vec_bytes::<u32>(logical_pages));
+        }
+        if cfg.sim.track_frozen {
+            est.add(
+                "frozen tracking",
+                vec_bytes::<u64>(logical_pages) + vec_bytes::<u64>(logical_pages.min(run_pages)),
+            );
+        }
+        if cfg.host.out_of_range == crate::host::OutOfRange::Compact {
+            est.add("address remap", map_bytes::<u64, u64>((logical_pages / ppb.max(1)).max(1024), true));
+        }
+    }
+
     pub fn new(buffer: Box<dyn WriteBuffer>, ftl: Box<dyn Ftl>, page_size: u64, verify: bool, check: bool) -> Self {
         let logical_pages = ftl.logical_pages();
         assert!(page_size.is_power_of_two(), "page size {page_size} is not a power of two");
@@ -339,7 +366,9 @@ impl Device {
     /// before it and never after. `None` unless tracking was on.
     pub fn frozen_shares(&self, at: &[u64]) -> Option<Vec<f64>> {
         let last = self.last_write.as_ref()?;
-        let mut written: Vec<u64> = last.iter().copied().filter(|&w| w > 0).collect();
+        // Room for every page at once: a collect would grow by doubling, up to twice the table.
+        let mut written: Vec<u64> = Vec::with_capacity(last.len());
+        written.extend(last.iter().copied().filter(|&w| w > 0));
         written.sort_unstable();
         let n = self.logical_pages as f64;
         Some(at.iter().map(|&t| written.partition_point(|&w| w <= t) as f64 / n).collect())

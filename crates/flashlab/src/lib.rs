@@ -12,6 +12,7 @@ pub mod error;
 pub mod fastmap;
 pub mod ftl;
 pub mod host;
+pub mod memory;
 pub mod nand;
 pub mod presets;
 pub mod reference;

@@ -103,6 +103,72 @@ pub fn validate(cfg: &Config) -> Result<(), Error> {
     Ok(())
 }
 
+/// What a run of `cfg` may take at most, when its workload says (generators): requests, and
+/// host pages (each request touches its bytes in pages, plus two partial pages unless requests
+/// are aligned to pages).
+#[derive(Clone, Copy, Debug)]
+pub struct RunBound {
+    pub requests: u64,
+    pub pages: u64,
+}
+
+/// The run's bound, from the workload built without running it. A trace is not read ahead
+/// (nor is a workload that cannot be built: its error comes from validation): then
+/// [`TRACE_CAPACITIES`] times the logical capacity, in requests and in pages.
+pub fn run_bound(cfg: &Config, r: &Resolved) -> RunBound {
+    let assumed = RunBound {
+        requests: r.logical_pages.saturating_mul(TRACE_CAPACITIES),
+        pages: r.logical_pages.saturating_mul(TRACE_CAPACITIES),
+    };
+    if cfg.workload.get("kind").and_then(|k| k.as_str()) == Some("trace") {
+        return assumed;
+    }
+    let Some(b) = build_workload(cfg, r).ok().and_then(|w| w.bound()) else { return assumed };
+    let partial = if b.align.is_multiple_of(r.page_size) { 0 } else { b.requests.saturating_mul(2) };
+    let pages = (b.bytes / r.page_size).saturating_add(partial);
+    RunBound { requests: b.requests, pages }
+}
+
+/// Series samples and points: a 48-byte sample, its 88-byte point in the results and its
+/// pretty JSON text in results.json (about 240 bytes); measured about 180 bytes a point of
+/// peak resident memory in all (`tests/memory.rs`).
+const SERIES_POINT_BYTES: u64 = 384;
+
+/// A trace's length is not known before it is read: run-length structures of a trace run are
+/// estimated for this many times the logical capacity of page writes and requests (the series
+/// at a fixed `sim.interval_writes`, the closed-loop queue), unless the queue depth or the
+/// interval count bounds them lower. An estimate, not a bound, for longer traces.
+pub const TRACE_CAPACITIES: u64 = 64;
+
+/// What the simulation loop allocates: the closed-loop queue (timing mode: one completion
+/// time per outstanding request, at most the depth), the series, and the reuse-distance
+/// structure over the pages the run can touch.
+pub fn memory(cfg: &Config, r: &Resolved, run: RunBound, est: &mut crate::memory::Estimate) {
+    use crate::memory::grown_vec_bytes;
+    let open_loop = match cfg.host.arrival {
+        Arrival::Open => true,
+        Arrival::Closed => false,
+        Arrival::Auto => cfg.workload.get("kind").and_then(|k| k.as_str()) == Some("trace"),
+    };
+    if cfg.sim.mode == Mode::Timing && !open_loop {
+        let outstanding = (cfg.host.queue_depth as u64).min(run.requests).saturating_add(1);
+        est.add("host queue", grown_vec_bytes::<u64>(outstanding));
+    }
+    let samples = match cfg.sim.interval_writes {
+        Some(step) => run.pages / step.max(1),
+        None => (cfg.sim.intervals as u64).saturating_mul(4).min(run.pages),
+    }
+    .saturating_add(2);
+    est.add("series", samples.saturating_mul(SERIES_POINT_BYTES));
+    if cfg.sim.reuse_distance {
+        let pages = match cfg.host.out_of_range {
+            OutOfRange::Compact => r.layout.total_pages() as u64,
+            _ => r.logical_pages,
+        };
+        est.add("reuse distance", crate::stats::ReuseDistance::memory(pages.min(run.pages)));
+    }
+}
+
 /// Build the workload named by `[workload] kind`.
 pub fn build_workload(cfg: &Config, r: &Resolved) -> Result<Box<dyn Workload>, Error> {
     let wl = open_workload(cfg, r).map_err(|e| cfg.attribute(e))?;
@@ -463,7 +529,9 @@ impl Measure {
         progress: &mut dyn Progress,
     ) -> Result<bool, Error> {
         let qd = cfg.host.queue_depth as usize;
-        let mut slots: BinaryHeap<Reverse<u64>> = BinaryHeap::with_capacity(qd + 1);
+        // Grown by need: a queue holds at most min(queue depth, requests) completions, and the
+        // depth is a user's number (4294967295 must not reserve 32 GiB up front).
+        let mut slots: BinaryHeap<Reverse<u64>> = BinaryHeap::new();
         let mut now = 0u64;
         let timing = cfg.sim.mode == Mode::Timing;
         let base_writes = self.base_ftl.host_writes;

@@ -27,6 +27,14 @@ pub struct BlockClock {
 }
 
 impl BlockClock {
+    /// Bytes over a store of `slots` slots: its groups, a reference bit and ring links per
+    /// group, and the utilization order (a B-tree node of 11 keys per group at worst: 96 bytes
+    /// of keys and links for each, counted as 8 per group plus the node's share).
+    pub fn memory(slots: u64) -> u64 {
+        use crate::memory::vec_bytes;
+        Groups::memory(slots) + vec_bytes::<bool>(slots) + 2 * vec_bytes::<u32>(slots) + slots.saturating_mul(24)
+    }
+
     pub fn new(slots: u32, pages_per_block: u64) -> Self {
         let n = slots as usize;
         BlockClock {

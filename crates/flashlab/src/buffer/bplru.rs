@@ -43,6 +43,12 @@ pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuf
     Ok(Box::new(if params.padding { b.padding(ctx.pages_per_block) } else { b }))
 }
 
+/// The store, its block groups and one LRU list over them.
+pub fn memory(cfg: &BufferConfig, ctx: &BufferContext, est: &mut crate::memory::Estimate) {
+    let (d, n) = super::slots(cfg, ctx);
+    est.add("buffer", PageStore::memory(d + n) + Groups::memory(d + n) + SegLists::memory(1, d + n));
+}
+
 impl Bplru {
     pub fn new(slots: u32, pages_per_block: u64) -> Self {
         Bplru { groups: Groups::new(slots, pages_per_block), order: SegLists::new(1, slots as usize) }

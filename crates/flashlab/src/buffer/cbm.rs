@@ -51,6 +51,16 @@ pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuf
     )))
 }
 
+/// DRAM: a store and its LRU; NVRAM: a store, its groups, two LRU lists and a region flag per
+/// group; the DRAM pages counted per block.
+pub fn memory(cfg: &BufferConfig, ctx: &BufferContext, est: &mut crate::memory::Estimate) {
+    let (d, n) = super::slots(cfg, ctx);
+    let dram = PageStore::memory(d) + SegLists::memory(1, d);
+    let nvram =
+        PageStore::memory(n) + Groups::memory(n) + 2 * SegLists::memory(1, n) + crate::memory::vec_bytes::<bool>(n);
+    est.add("buffer", dram + nvram + Dual::<Lru, CbmRegions>::memory(d));
+}
+
 /// CBM's NVRAM: Page Region and Block Region.
 pub struct CbmRegions {
     groups: Groups,

@@ -18,6 +18,12 @@ pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuf
     Ok(Box::new(Buffered::new(pages, policy)))
 }
 
+/// The store and a reference bit per slot.
+pub fn memory(cfg: &BufferConfig, ctx: &BufferContext, est: &mut crate::memory::Estimate) {
+    let (d, n) = super::slots(cfg, ctx);
+    est.add("buffer", PageStore::memory(d + n) + crate::memory::vec_bytes::<bool>(d + n));
+}
+
 /// The CLOCK hand over slots: clear set bits until a clear one; that slot is the victim and
 /// the hand stops just past it.
 pub fn sweep(referenced: &mut [bool], hand: &mut u32) -> u32 {

@@ -45,6 +45,12 @@ enum Down {
 }
 
 impl<D: EvictPolicy, N: EvictPolicy> Dual<D, N> {
+    /// Bytes of the mechanism's own state over `dram_slots` DRAM slots: the pages counted per
+    /// block, made with room for every slot (and a second such map while `validate` checks it).
+    pub fn memory(dram_slots: u64) -> u64 {
+        2 * crate::memory::map_bytes::<u64, u32>(dram_slots, false)
+    }
+
     pub fn new(dram: PageStore, nvram: PageStore, d: D, n: N, pages_per_block: u64, rule: DualRule) -> Self {
         assert!(dram.volatile && !nvram.volatile);
         let dram_blocks = fastmap::with_capacity(dram.capacity() as usize);

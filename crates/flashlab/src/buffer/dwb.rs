@@ -49,6 +49,15 @@ pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuf
     )))
 }
 
+/// DRAM: a store and a reference bit per slot; NVRAM: a store and the block CLOCK; the DRAM
+/// pages counted per block.
+pub fn memory(cfg: &BufferConfig, ctx: &BufferContext, est: &mut crate::memory::Estimate) {
+    let (d, n) = super::slots(cfg, ctx);
+    let dram = PageStore::memory(d) + crate::memory::vec_bytes::<bool>(d);
+    let nvram = PageStore::memory(n) + BlockClock::memory(n);
+    est.add("buffer", dram + nvram + Dual::<DClock, BlockClock>::memory(d));
+}
+
 impl EvictPolicy for DClock {
     fn on_insert(&mut self, slot: u32, _lpn: u64, how: Entry) {
         self.referenced[slot as usize] = how == Entry::Read;

@@ -70,6 +70,19 @@ pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuf
     Ok(Box::new(b))
 }
 
+/// The store, its block groups, lists by group size and a last use per group.
+pub fn memory(cfg: &BufferConfig, ctx: &BufferContext, est: &mut crate::memory::Estimate) {
+    let (d, n) = super::slots(cfg, ctx);
+    let slots = d + n;
+    est.add(
+        "buffer",
+        PageStore::memory(slots)
+            + Groups::memory(slots)
+            + SegLists::memory(ctx.pages_per_block + 1, slots)
+            + crate::memory::vec_bytes::<u64>(slots),
+    );
+}
+
 impl Fab {
     pub fn new(slots: u32, pages_per_block: u64) -> Self {
         let n = slots as usize;

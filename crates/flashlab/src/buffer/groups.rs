@@ -16,6 +16,18 @@ pub struct Groups {
 }
 
 impl Groups {
+    /// Bytes of the groups of a store of `slots` slots: per group id its block, its slot list
+    /// (a `Vec` header, and on the heap at most twice its pages, at least a 32-byte allocation
+    /// when it holds one page) and a free-list entry, plus the block → group map.
+    pub fn memory(slots: u64) -> u64 {
+        use crate::memory::{map_bytes, vec_bytes};
+        vec_bytes::<u64>(slots)
+            + vec_bytes::<Vec<u32>>(slots)
+            + vec_bytes::<u32>(slots)
+            + slots.saturating_mul(32)
+            + map_bytes::<u64, u32>(slots, false)
+    }
+
     /// Room for as many groups as the store has slots.
     pub fn new(slots: u32, pages_per_block: u64) -> Self {
         assert!(pages_per_block > 0);

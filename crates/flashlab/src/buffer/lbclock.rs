@@ -14,3 +14,9 @@ pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuf
     let policy = BlockClock::new(pages.capacity(), ctx.pages_per_block);
     Ok(Box::new(Buffered::new(pages, policy).write_only()))
 }
+
+/// The store and the block CLOCK over its groups.
+pub fn memory(cfg: &BufferConfig, ctx: &BufferContext, est: &mut crate::memory::Estimate) {
+    let (d, n) = super::slots(cfg, ctx);
+    est.add("buffer", super::pages::PageStore::memory(d + n) + BlockClock::memory(d + n));
+}

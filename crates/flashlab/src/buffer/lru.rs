@@ -18,6 +18,12 @@ pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuf
     Ok(Box::new(Buffered::new(pages, policy)))
 }
 
+/// The store and one LRU list over its slots.
+pub fn memory(cfg: &BufferConfig, ctx: &BufferContext, est: &mut crate::memory::Estimate) {
+    let (d, n) = super::slots(cfg, ctx);
+    est.add("buffer", PageStore::memory(d + n) + SegLists::memory(1, d + n));
+}
+
 impl Lru {
     pub fn new(slots: u32) -> Self {
         Lru { order: SegLists::new(1, slots as usize) }

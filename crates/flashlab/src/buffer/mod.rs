@@ -25,6 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
 use crate::ftl::{Ftl, ReadOutcome};
+use crate::memory::Estimate;
 use crate::reference::{no_params as no_schema, schema_of};
 use crate::registry::{Entry, Registry};
 use crate::units::{ByteSize, Lpn, Nanos};
@@ -230,26 +231,45 @@ pub struct BufferContext {
 /// the device context.
 pub type BufferBuildFn = fn(&BufferConfig, &BufferContext) -> Result<Box<dyn WriteBuffer>, Error>;
 
-/// The registry: one line per policy (its file holds the policy, its `build` and its parameter
-/// struct). Single-memory policies take `[buffer] dram` or `nvram`; `cbm` and `dwb` take both.
+/// What a policy's structures take for a `[buffer]` section (its slots and its own lists),
+/// added to the run's memory estimate ([`crate::memory`]) before anything is built.
+pub type BufferMemoryFn = fn(&BufferConfig, &BufferContext, &mut Estimate);
+
+/// What the configuration needs to know about a buffer policy before building it.
+#[derive(Clone, Copy)]
+pub struct BufferCaps {
+    /// Its memory, stated beside its constructor.
+    pub memory: BufferMemoryFn,
+}
+
+/// The registry: one line per policy (its file holds the policy, its `build`, its `memory` and
+/// its parameter struct). Single-memory policies take `[buffer] dram` or `nvram`; `cbm` and
+/// `dwb` take both.
 #[rustfmt::skip]
-pub const BUFFERS: Registry<BufferBuildFn> = Registry {
+pub const BUFFERS: Registry<BufferBuildFn, BufferCaps> = Registry {
     id: "buffer",
     kind: "buffer policy",
     key: "buffer.policy",
     title: "buffer policies ([buffer] policy)",
     params_table: Some("buffer.params"),
     entries: &[
-        Entry { name: "none", about: "no buffer: every page goes to the FTL", params: no_schema, caps: (), build: none::build },
-        Entry { name: "lru", about: "page LRU, write-back, reads cached", params: no_schema, caps: (), build: lru::build },
-        Entry { name: "clock", about: "page CLOCK (second chance), write-back, reads cached", params: no_schema, caps: (), build: clock::build },
-        Entry { name: "fab", about: "FAB: evict the flash block with the most buffered pages, LRU among ties (Jo et al. 2006)", params: schema_of::<fab::Params>, caps: (), build: fab::build },
-        Entry { name: "lb-clock", about: "LB-CLOCK: block CLOCK, recency then block utilization; write cache (Debnath et al. 2009)", params: no_schema, caps: (), build: lbclock::build },
-        Entry { name: "bplru", about: "BPLRU: block LRU with page padding (params.padding) and LRU compensation; write cache (Kim & Ahn 2008)", params: schema_of::<bplru::Params>, caps: (), build: bplru::build },
-        Entry { name: "cbm", about: "CBM: DRAM read cache + NVRAM write buffer in page/block regions (params.block_threshold) (Wei et al. 2014); dram + nvram", params: schema_of::<cbm::Params>, caps: (), build: cbm::build },
-        Entry { name: "dwb", about: "DWB: D-CLOCK in DRAM, dirty-first migration to NV-CLOCK in NVRAM (Han et al. 2016); dram + nvram", params: no_schema, caps: (), build: dwb::build },
+        Entry { name: "none", about: "no buffer: every page goes to the FTL", params: no_schema, caps: BufferCaps { memory: none::memory }, build: none::build },
+        Entry { name: "lru", about: "page LRU, write-back, reads cached", params: no_schema, caps: BufferCaps { memory: lru::memory }, build: lru::build },
+        Entry { name: "clock", about: "page CLOCK (second chance), write-back, reads cached", params: no_schema, caps: BufferCaps { memory: clock::memory }, build: clock::build },
+        Entry { name: "fab", about: "FAB: evict the flash block with the most buffered pages, LRU among ties (Jo et al. 2006)", params: schema_of::<fab::Params>, caps: BufferCaps { memory: fab::memory }, build: fab::build },
+        Entry { name: "lb-clock", about: "LB-CLOCK: block CLOCK, recency then block utilization; write cache (Debnath et al. 2009)", params: no_schema, caps: BufferCaps { memory: lbclock::memory }, build: lbclock::build },
+        Entry { name: "bplru", about: "BPLRU: block LRU with page padding (params.padding) and LRU compensation; write cache (Kim & Ahn 2008)", params: schema_of::<bplru::Params>, caps: BufferCaps { memory: bplru::memory }, build: bplru::build },
+        Entry { name: "cbm", about: "CBM: DRAM read cache + NVRAM write buffer in page/block regions (params.block_threshold) (Wei et al. 2014); dram + nvram", params: schema_of::<cbm::Params>, caps: BufferCaps { memory: cbm::memory }, build: cbm::build },
+        Entry { name: "dwb", about: "DWB: D-CLOCK in DRAM, dirty-first migration to NV-CLOCK in NVRAM (Han et al. 2016); dram + nvram", params: no_schema, caps: BufferCaps { memory: dwb::memory }, build: dwb::build },
     ],
 };
+
+/// Slots of a single-memory policy (DRAM or NVRAM, whichever is set) and of the DRAM and
+/// NVRAM of a two-memory one, for the memory estimate (sizes as configured; a size the build
+/// would refuse is refused there).
+pub(crate) fn slots(cfg: &BufferConfig, ctx: &BufferContext) -> (u64, u64) {
+    (cfg.dram.0 / ctx.page_size, cfg.nvram.0 / ctx.page_size)
+}
 
 pub fn names() -> Vec<&'static str> {
     BUFFERS.names()

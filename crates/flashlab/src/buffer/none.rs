@@ -12,6 +12,9 @@ pub fn build(cfg: &BufferConfig, _ctx: &super::BufferContext) -> Result<Box<dyn 
     Ok(Box::new(NoBuffer))
 }
 
+/// No buffer, no memory.
+pub fn memory(_cfg: &BufferConfig, _ctx: &super::BufferContext, _est: &mut crate::memory::Estimate) {}
+
 impl WriteBuffer for NoBuffer {
     #[inline]
     fn read(&mut self, lpn: Lpn, t: Nanos, ftl: &mut dyn Ftl) -> Result<ReadOutcome, Error> {

@@ -257,6 +257,17 @@ pub struct PageStore {
 }
 
 impl PageStore {
+    /// Bytes of a store of `slots` slots: per slot its page, tag, flags and free-list entry,
+    /// plus the page → slot map made with room for every slot.
+    pub fn memory(slots: u64) -> u64 {
+        use crate::memory::{map_bytes, vec_bytes};
+        vec_bytes::<u64>(slots) // lpn
+            + vec_bytes::<u32>(slots) // tag
+            + 2 * vec_bytes::<bool>(slots) // dirty, data
+            + vec_bytes::<u32>(slots) // free
+            + map_bytes::<u64, u32>(slots, false)
+    }
+
     pub fn new(slots: u32) -> Self {
         assert!(slots > 0);
         let n = slots as usize;

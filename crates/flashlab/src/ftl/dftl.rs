@@ -56,13 +56,29 @@ pub fn params() -> schemars::Schema {
     schema
 }
 
-pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
+/// The cache parameters: `[ftl.mapping_params]` over DFTL's defaults.
+fn cache_params(spec: &FtlSpec) -> Result<CacheParams, Error> {
     let mut table = spec.config.mapping_params.clone();
     for (key, value) in DEFAULTS {
         table.entry(*key).or_insert_with(|| toml::Value::String((*value).into()));
     }
-    let params = CacheParams::parse(&table)?;
-    let per_tpage = (spec.layout.geo.page_size as u64 / ENTRY_BYTES).max(1);
+    CacheParams::parse(&table)
+}
+
+/// One entry per logical page: the page mapping's structures plus the cache's (parameters
+/// are refused by the build, not here).
+pub fn memory(spec: &FtlSpec, est: &mut crate::memory::Estimate) -> Result<(), Error> {
+    let recency = cache_params(spec).ok().map(|p| p.recency);
+    let per_tpage = (spec.layout.geo.page_size as u64 / ENTRY_BYTES).clamp(1, u32::MAX as u64);
+    MapCache::check_entries("dftl", spec.logical_pages, "one per logical page")?;
+    MapCache::memory(recency, spec.logical_pages, per_tpage as u32, est);
+    super::page::memory(spec, est)
+}
+
+pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
+    let params = cache_params(spec)?;
+    let per_tpage = (spec.layout.geo.page_size as u64 / ENTRY_BYTES).clamp(1, u32::MAX as u64);
+    MapCache::check_entries("dftl", spec.logical_pages, "one per logical page")?;
     let cache = MapCache::new(params, spec.logical_pages, per_tpage as u32);
     Ok(Box::new(PageFtl::with_table(spec, CachedTable::new(Dftl { planes: spec.layout.planes }, cache))?))
 }

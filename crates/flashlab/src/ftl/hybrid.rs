@@ -252,6 +252,19 @@ pub fn build<S: LogScheme>(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
     Ok(Box::new(LogBlockFtl::<S>::new(spec)?))
 }
 
+/// What a log-block FTL allocates: the page locations (one per logical page), per block its
+/// role, a free-list entry and a data-block map entry, the scheme's per-block state (BAST's log
+/// of each data block), and the NAND.
+pub fn memory(spec: &FtlSpec, est: &mut crate::memory::Estimate) -> Result<(), Error> {
+    use crate::memory::vec_bytes;
+    let blocks = spec.layout.geo.total_blocks() as u64;
+    est.add("L2P table", vec_bytes::<u32>(spec.logical_pages));
+    let per_block = std::mem::size_of::<Role>() as u64 + 4 + 4 + 4;
+    est.add("per-block state", blocks.saturating_mul(per_block));
+    Nand::memory(&spec.layout, spec.verify, spec.timing.is_some(), est);
+    Ok(())
+}
+
 impl<S: LogScheme> LogBlockFtl<S> {
     /// The mechanism with no data written and the scheme's log budget ([`LogScheme::budget`]).
     pub fn new(spec: &FtlSpec) -> Result<Self, Error> {

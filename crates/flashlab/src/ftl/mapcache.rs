@@ -239,6 +239,37 @@ fn set_range(v: &mut [u64], lo: u32, hi: u32, on: bool) -> u32 {
 }
 
 impl MapCache {
+    /// Refuse a table whose entries do not fit the cache's 32-bit indices (`scheme` names the
+    /// mapping, `why` says how its entries were counted).
+    pub fn check_entries(scheme: &str, entries: u64, why: &str) -> Result<(), Error> {
+        if entries == 0 || entries >= NIL as u64 {
+            return Err(Error::config(
+                "ftl.mapping",
+                format!(
+                    "{scheme}: the mapping table has {entries} entries ({why}), more than the {} a cache index holds; use smaller pages, fewer planes or a smaller device",
+                    NIL - 1
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// What [`MapCache::new`] allocates, and its translation pages GC rewrites (a list grown by
+    /// pushes, at most one per translation page) and window sizes (one per adjustment). An
+    /// unknown recency (parameters the build will refuse) counts per entry, the larger.
+    pub fn memory(recency: Option<Recency>, entries: u64, per_tpage: u32, est: &mut crate::memory::Estimate) {
+        use crate::memory::{bitmap_bytes, grown_vec_bytes, vec_bytes};
+        let tpages = entries.div_ceil(per_tpage.max(1) as u64);
+        let nodes = match recency {
+            Some(Recency::Page) => tpages,
+            Some(Recency::Entry) | None => entries,
+        };
+        let lru = 2 * vec_bytes::<u32>(nodes) + bitmap_bytes(nodes);
+        let bits = 2 * bitmap_bytes(entries);
+        let per_tpage_counts = 2 * vec_bytes::<u32>(tpages) + grown_vec_bytes::<u32>(tpages);
+        est.add("mapping cache", lru + bits + per_tpage_counts);
+    }
+
     /// A cache over `entries` mapping entries, `per_tpage` of them per translation page.
     pub fn new(params: CacheParams, entries: u64, per_tpage: u32) -> Self {
         assert!(entries > 0 && entries < NIL as u64 && per_tpage > 0);

@@ -462,7 +462,14 @@ pub struct MappingCaps {
     /// The placements across planes it runs with (`ftl.striping`). Beyond these lists, one
     /// rule holds for every scheme: [`layout_rule`].
     pub stripings: &'static [Striping],
+    /// What it allocates for a spec (its tables, the NAND below), added to the run's memory
+    /// estimate ([`crate::memory`]) before anything is built; an error where it cannot be built
+    /// at that size at all.
+    pub memory: MappingMemoryFn,
 }
+
+/// A mapping scheme's memory: [`MappingCaps::memory`].
+pub type MappingMemoryFn = fn(&FtlSpec, &mut crate::memory::Estimate) -> Result<(), Error>;
 
 /// A registry line of [`MAPPINGS`].
 pub type MappingEntry = Entry<MappingBuildFn, MappingCaps>;
@@ -491,35 +498,35 @@ pub const MAPPINGS: Registry<MappingBuildFn, MappingCaps> = Registry {
             name: "page",
             about: "page-level mapping, whole table in RAM; GC by a victim policy",
             params: crate::reference::no_params,
-            caps: MappingCaps { gc_policy: true, units: ANY_UNIT, stripings: ANY_STRIPING },
+            caps: MappingCaps { gc_policy: true, units: ANY_UNIT, stripings: ANY_STRIPING, memory: page::memory },
             build: page::build,
         },
         Entry {
             name: "block",
             about: "block-level mapping per plane; updates copy-merge the block",
             params: crate::reference::no_params,
-            caps: MappingCaps { gc_policy: false, units: BLOCK_UNIT, stripings: BY_ADDRESS },
+            caps: MappingCaps { gc_policy: false, units: BLOCK_UNIT, stripings: BY_ADDRESS, memory: hybrid::memory },
             build: hybrid::build::<block::Block>,
         },
         Entry {
             name: "bast",
             about: "hybrid: one log block per data block, LRU log replacement (BAST)",
             params: crate::reference::schema_of::<hybrid::LogParams>,
-            caps: MappingCaps { gc_policy: false, units: BLOCK_UNIT, stripings: BY_ADDRESS },
+            caps: MappingCaps { gc_policy: false, units: BLOCK_UNIT, stripings: BY_ADDRESS, memory: hybrid::memory },
             build: hybrid::build::<bast::Bast>,
         },
         Entry {
             name: "fast",
             about: "hybrid: one sequential + fully associative random log blocks (FAST)",
             params: crate::reference::schema_of::<hybrid::LogParams>,
-            caps: MappingCaps { gc_policy: false, units: BLOCK_UNIT, stripings: BY_ADDRESS },
+            caps: MappingCaps { gc_policy: false, units: BLOCK_UNIT, stripings: BY_ADDRESS, memory: hybrid::memory },
             build: hybrid::build::<fast::Fast>,
         },
         Entry {
             name: "dftl",
             about: "demand-based page mapping: cached mapping table, translation pages in flash (Gupta et al. 2009)",
             params: dftl::params,
-            caps: MappingCaps { gc_policy: true, units: ANY_UNIT, stripings: ANY_STRIPING },
+            caps: MappingCaps { gc_policy: true, units: ANY_UNIT, stripings: ANY_STRIPING, memory: dftl::memory },
             build: dftl::build,
         },
         Entry {
@@ -527,7 +534,7 @@ pub const MAPPINGS: Registry<MappingBuildFn, MappingCaps> = Registry {
             about:
                 "plane-level page mapping, table in flash, LRU cache of entries (Workload-Aware Dynamic Page Mapping)",
             params: crate::reference::schema_of::<mapcache::CacheParams>,
-            caps: MappingCaps { gc_policy: true, units: BLOCK_UNIT, stripings: FULL_ONLY },
+            caps: MappingCaps { gc_policy: true, units: BLOCK_UNIT, stripings: FULL_ONLY, memory: wadpm::memory },
             build: wadpm::build,
         },
     ],

@@ -77,6 +77,24 @@ pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
     Ok(Box::new(PageFtl::new(spec)?))
 }
 
+/// What a page-mapped FTL allocates besides its table's cache: the whole L2P table, a valid
+/// bit per physical page, per segment its allocator state (valid count, state, stream, seal
+/// time, a free-list entry in a deque grown by pushes) and its victim policy's (at most 24
+/// bytes: the largest, 2R's, keeps a flag, a seal sequence and a valid count; greedy, FIFO and
+/// cost-benefit keep list links or positions), a cold bit per logical page (2R), and the NAND.
+pub fn memory(spec: &FtlSpec, est: &mut crate::memory::Estimate) -> Result<(), Error> {
+    use crate::memory::{bitmap_bytes, vec_bytes};
+    let layout = &spec.layout;
+    let segments = layout.segments as u64;
+    est.add("L2P table", vec_bytes::<u32>(spec.logical_pages));
+    est.add("OOB / reverse map", bitmap_bytes(layout.total_pages() as u64));
+    let per_segment = 4 + std::mem::size_of::<gc::SegState>() as u64 + 1 + 8 + 2 * 4 + 24;
+    est.add("per-block state", segments.saturating_mul(per_segment));
+    est.add("per-block state", bitmap_bytes(spec.logical_pages));
+    Nand::memory(layout, spec.verify, spec.timing.is_some(), est);
+    Ok(())
+}
+
 impl PageFtl<Resident> {
     /// Page mapping with the whole table in RAM.
     pub fn new(spec: &FtlSpec) -> Result<Self, Error> {

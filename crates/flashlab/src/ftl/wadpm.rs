@@ -60,15 +60,35 @@ impl Translate for PlaneMap {
     }
 }
 
+/// The plane map of `spec` and its cache's entry count: each plane's table starts a new
+/// translation page, so no page straddles planes; an error when the entries (every plane's
+/// table rounded up to whole translation pages) overflow the cache's indices.
+fn plane_map(spec: &FtlSpec) -> Result<(PlaneMap, u64), Error> {
+    let planes = spec.layout.planes as u64;
+    let per_tpage = (spec.layout.geo.page_size as u64 / ENTRY_BYTES).clamp(1, u32::MAX as u64);
+    let lpis_per_plane = spec.logical_pages.div_ceil(planes).div_ceil(per_tpage).saturating_mul(per_tpage);
+    let entries = planes.saturating_mul(lpis_per_plane);
+    let why = format!(
+        "{planes} planes x {lpis_per_plane}: each plane's table is a whole number of translation pages of {per_tpage} entries"
+    );
+    MapCache::check_entries("wadpm", entries, &why)?;
+    Ok((PlaneMap { planes, lpis_per_plane, per_tpage }, entries))
+}
+
+/// The page mapping's structures plus the cache over every plane's table (parameters are
+/// refused by the build, not here).
+pub fn memory(spec: &FtlSpec, est: &mut crate::memory::Estimate) -> Result<(), Error> {
+    let recency = CacheParams::parse(&spec.config.mapping_params).ok().map(|p| p.recency);
+    let (map, entries) = plane_map(spec)?;
+    MapCache::memory(recency, entries, map.per_tpage as u32, est);
+    super::page::memory(spec, est)
+}
+
 pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
     let params = CacheParams::parse(&spec.config.mapping_params)?;
-    let planes = spec.layout.planes as u64;
-    assert_eq!(planes, spec.layout.pools as u64, "block GC units: one pool per plane");
-    // Each plane's table starts a new translation page, so no page straddles planes.
-    let per_tpage = (spec.layout.geo.page_size as u64 / ENTRY_BYTES).max(1);
-    let lpis_per_plane = spec.logical_pages.div_ceil(planes).div_ceil(per_tpage) * per_tpage;
-    let map = PlaneMap { planes, lpis_per_plane, per_tpage };
-    let cache = MapCache::new(params, planes * lpis_per_plane, per_tpage as u32);
+    assert_eq!(spec.layout.planes, spec.layout.pools, "block GC units: one pool per plane");
+    let (map, entries) = plane_map(spec)?;
+    let cache = MapCache::new(params, entries, map.per_tpage as u32);
     Ok(Box::new(PageFtl::with_table(spec, CachedTable::new(map, cache))?))
 }
 

@@ -144,6 +144,15 @@ impl Workload for Split {
         self.rest = Some(Request { offset: req.offset + self.max, len: req.len - self.max, ..req });
         Ok(Some(Request { len: self.max, ..req }))
     }
+    /// Each request becomes at most `len / max` + 1 pieces.
+    fn bound(&self) -> Option<crate::workload::Bound> {
+        let b = self.inner.bound()?;
+        Some(crate::workload::Bound {
+            requests: b.requests.saturating_add(b.bytes / self.max),
+            bytes: b.bytes,
+            align: gcd(b.align, self.max),
+        })
+    }
     fn location(&self) -> Option<Location> {
         self.inner.location()
     }
@@ -159,6 +168,15 @@ pub fn names() -> Vec<&'static str> {
 /// Build the host layer `[host] layer` names; an unknown name lists the valid ones.
 pub fn build(cfg: &HostConfig) -> Result<Box<dyn HostLayer>, Error> {
     (HOST_LAYERS.find(&cfg.layer)?.build)(cfg)
+}
+
+/// Greatest common divisor (the alignment of pieces cut at multiples of `max`).
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
 }
 
 #[cfg(test)]

@@ -55,6 +55,27 @@ pub struct Nand {
 }
 
 impl Nand {
+    /// What [`Nand::new`] allocates for `layout`: the OOB (logical page per physical page), the
+    /// version tags with `verify`, per-block program offsets and erase counts, and the
+    /// timeline's per-plane and per-channel clocks (`timing`; a few busy intervals per channel).
+    pub fn memory(layout: &Layout, verify: bool, timing: bool, est: &mut crate::memory::Estimate) {
+        use crate::memory::vec_bytes;
+        let pages = layout.total_pages() as u64;
+        let blocks = layout.geo.total_blocks() as u64;
+        est.add("OOB / reverse map", vec_bytes::<u32>(pages));
+        if verify {
+            est.add("verify tags", vec_bytes::<u32>(pages));
+        }
+        est.add("per-block state", 2 * vec_bytes::<u32>(blocks));
+        if timing {
+            let planes = layout.geo.planes() as u64;
+            est.add(
+                "per-block state",
+                planes.saturating_mul(24).saturating_add((layout.geo.channels as u64).saturating_mul(256)),
+            );
+        }
+    }
+
     /// `verify`: keep a version tag per page. `timing`: reserve resources per operation.
     pub fn new(layout: Layout, verify: bool, timing: Option<&TimingParams>) -> Self {
         let pages = layout.total_pages() as usize;

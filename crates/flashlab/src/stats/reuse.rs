@@ -6,8 +6,9 @@
 //!
 //! A Fenwick tree over access times holds a 1 at each page's latest access; the distance of a
 //! re-access at time t to a page last seen at t0 is the sum over (t0, t). O(log n) per access;
-//! the tree doubles (rebuilt from the latest-access map) when time outgrows it. Distances are
-//! kept in power-of-two buckets, so [`ReuseSummary::within`] is exact for power-of-two sizes.
+//! when time outgrows the tree, the latest accesses are renumbered 1..=n in order and the tree
+//! rebuilt for twice the pages seen, so its size follows the pages touched, not the run
+//! length. Distances are kept in power-of-two buckets, so [`ReuseSummary::within`] is exact for power-of-two sizes.
 
 use crate::fastmap::FastMap;
 
@@ -17,6 +18,8 @@ pub struct ReuseDistance {
     /// Fenwick tree, 1-based over times 1..tree.len()-1.
     tree: Vec<u32>,
     now: u64,
+    /// Accesses recorded (times are renumbered, this is not).
+    accesses: u64,
     /// `buckets[0]`: distance 0; `buckets[k]`, k ≥ 1: 2^(k-1) ≤ distance < 2^k.
     buckets: Vec<u64>,
     first_accesses: u64,
@@ -57,15 +60,39 @@ impl ReuseDistance {
         s
     }
 
+    /// Time outgrew the tree: number the pages' latest accesses 1..=n in their order (distances
+    /// count pages between two accesses, so they do not change) and size the tree for twice
+    /// the pages seen, so it is bounded by the pages touched, not the accesses made.
+    fn renumber(&mut self) {
+        let mut order: Vec<(u64, u64)> = Vec::with_capacity(self.last.len());
+        order.extend(self.last.iter().map(|(&lpn, &t)| (t, lpn)));
+        order.sort_unstable();
+        let len = (2 * (order.len() + 1)).next_power_of_two().max(1 << 12);
+        self.tree = Vec::new();
+        self.tree = vec![0; len];
+        for (i, &(_, lpn)) in order.iter().enumerate() {
+            let t = i as u64 + 1;
+            self.last.insert(lpn, t);
+            self.add(t as usize, 1);
+        }
+        self.now = order.len() as u64 + 1;
+    }
+
+    /// Bytes for `pages` distinct pages: the latest-access map (grown by inserts), the tree (at
+    /// most a power of two ≥ twice the pages, and while renumbering the old one beside it) and
+    /// the renumbering's sorted copy of the map.
+    pub fn memory(pages: u64) -> u64 {
+        use crate::memory::{map_bytes, vec_bytes};
+        let tree = vec_bytes::<u32>((2 * (pages + 1)).checked_next_power_of_two().unwrap_or(u64::MAX).max(1 << 12));
+        map_bytes::<u64, u64>(pages, true) + 2 * tree + vec_bytes::<(u64, u64)>(pages)
+    }
+
     /// Record an access to `lpn`.
     pub fn access(&mut self, lpn: u64) {
         self.now += 1;
+        self.accesses += 1;
         if self.now as usize >= self.tree.len() {
-            self.tree = vec![0; self.tree.len() * 2];
-            let times: Vec<u64> = self.last.values().copied().collect();
-            for t in times {
-                self.add(t as usize, 1);
-            }
+            self.renumber();
         }
         let t = self.now as usize;
         match self.last.insert(lpn, self.now) {
@@ -85,7 +112,7 @@ impl ReuseDistance {
 
     pub fn summary(&self, buffer_pages: Option<u64>) -> ReuseSummary {
         let mut s = ReuseSummary {
-            accesses: self.now,
+            accesses: self.accesses,
             first_accesses: self.first_accesses,
             histogram: self.buckets.iter().enumerate().map(|(k, &c)| (1u64 << k, c)).collect(),
             within_buffer: None,

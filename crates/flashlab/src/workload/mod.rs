@@ -49,6 +49,22 @@ pub trait Workload: Send {
     fn progress(&self) -> Option<(u64, u64)> {
         None
     }
+
+    /// At most how many requests and bytes the stream will yield, when known before it runs
+    /// (generators know; a trace is not read ahead). The memory estimate bounds the structures
+    /// that grow with a run's length by it.
+    fn bound(&self) -> Option<Bound> {
+        None
+    }
+}
+
+/// Upper bounds on a workload's length: [`Workload::bound`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bound {
+    pub requests: u64,
+    pub bytes: u64,
+    /// Every request's offset and length are multiples of this many bytes.
+    pub align: u64,
 }
 
 /// What a generator needs to know about the device and the run.

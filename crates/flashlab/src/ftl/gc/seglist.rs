@@ -13,6 +13,11 @@ pub struct SegLists {
 }
 
 impl SegLists {
+    /// Bytes of `lists` lists over `items` items (head and tail per list, links per item).
+    pub fn memory(lists: u64, items: u64) -> u64 {
+        crate::memory::vec_bytes::<u32>(lists.saturating_add(items)).saturating_mul(2)
+    }
+
     pub fn new(lists: usize, segments: usize) -> Self {
         SegLists {
             head: vec![NIL; lists],

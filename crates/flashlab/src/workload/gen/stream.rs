@@ -148,6 +148,22 @@ impl<P: Picker> Workload for Stream<P> {
         Ok(Some(request))
     }
 
+    /// A byte limit stops at the first request that reaches it (at most one request over), so
+    /// it takes at most `total / smallest size` requests, rounded up.
+    fn bound(&self) -> Option<crate::workload::Bound> {
+        let (min, max) = (self.sizes.sizes_units[0] * self.align_bytes, self.sizes.max_units() * self.align_bytes);
+        Some(match self.limit {
+            Limit::Bytes(total) => crate::workload::Bound {
+                requests: total.div_ceil(min.max(1)),
+                bytes: total.saturating_add(max),
+                align: self.align_bytes,
+            },
+            Limit::Requests(count) => {
+                crate::workload::Bound { requests: count, bytes: count.saturating_mul(max), align: self.align_bytes }
+            }
+        })
+    }
+
     /// (bytes generated, total bytes). With a `requests` limit the byte figures are the
     /// request counts times the mean request size (exact when the size is fixed).
     fn progress(&self) -> Option<(u64, u64)> {

@@ -1,0 +1,239 @@
+//! The memory estimate against what runs take: every mapping (default buffer), every buffer
+//! (page mapping), each option that grows memory and all of them together, run one at a time as
+//! child processes of the `flashlab` binary on a device whose state (about 130 MiB for the
+//! page mapping, 16 M pages) dominates the process's own footprint. Each child reports its peak
+//! resident set (Linux `VmHWM`) and the estimate it was admitted with: the estimate must hold
+//! the peak and stay within 1.5 times it. Also the reproducers of issue 21's memory part:
+//! configs that panicked, aborted or were accepted before they were refused.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn flashlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_flashlab")).args(args).current_dir(repo()).output().expect("run flashlab")
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+/// 16 planes x 4096 blocks x 256 pages of 4 KiB (16.8 M pages), filled, then a short uniform
+/// write run (2% of the logical capacity: every written page distinct enough to touch buffers).
+const BASE: &str = r#"name = "memory"
+seed = 1
+
+[device]
+channels = 4
+chips_per_channel = 2
+dies_per_chip = 1
+planes_per_die = 2
+blocks_per_plane = 4096
+pages_per_block = 256
+page_size = "4KiB"
+over_provisioning = 0.10
+
+[ftl]
+mapping = "page"
+striping = "full"
+
+[workload]
+kind = "uniform"
+request_size = "4KiB"
+volume_ratio = 0.02
+
+[precondition]
+fill = true
+
+[sim]
+mode = "accounting"
+"#;
+
+fn base_config() -> PathBuf {
+    let path = std::env::temp_dir().join(format!("flashlab-memory-{}.toml", std::process::id()));
+    std::fs::write(&path, BASE).expect("write the test config");
+    path
+}
+
+/// (peak resident bytes, estimate bytes) of one child run of `sets` over [`BASE`].
+fn measure(config: &Path, sets: &[&str]) -> (u64, u64) {
+    let mut args = vec!["__peak-rss", config.to_str().unwrap()];
+    for s in sets {
+        args.extend_from_slice(&["--set", s]);
+    }
+    let o = flashlab(&args);
+    assert!(o.status.success(), "{sets:?}: {}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let fields: Vec<u64> = out.split_whitespace().map(|f| f.parse().expect("a number")).collect();
+    assert_eq!(fields.len(), 3, "{sets:?}: peak, pages, estimate expected, got {out:?}");
+    (fields[0], fields[2])
+}
+
+/// Run every case, print the table, then fail naming every case outside [measured, 1.5 x].
+fn check(cases: &[(&str, Vec<&str>)]) {
+    if !Path::new("/proc/self/status").exists() {
+        eprintln!("skipped: no /proc/self/status (peak RSS is read from Linux's VmHWM)");
+        return;
+    }
+    let config = base_config();
+    let mut bad = Vec::new();
+    for (name, sets) in cases {
+        let (peak, est) = measure(&config, sets);
+        let ratio = est as f64 / peak as f64;
+        eprintln!("{name:<28} peak {:>7.1} MiB  estimate {:>7.1} MiB  ratio {ratio:.3}", mib(peak), mib(est));
+        if !(1.0..=1.5).contains(&ratio) {
+            bad.push(format!("{name}: estimate {:.1} MiB for a peak of {:.1} MiB (x{ratio:.3})", mib(est), mib(peak)));
+        }
+    }
+    let _ = std::fs::remove_file(&config);
+    assert!(bad.is_empty(), "estimate outside [peak, 1.5 x peak]:\n{}", bad.join("\n"));
+}
+
+fn mib(b: u64) -> f64 {
+    b as f64 / (1u64 << 20) as f64
+}
+
+#[test]
+fn the_estimate_bounds_every_mapping_with_the_default_buffer() {
+    let mut owned: Vec<(&str, Vec<String>)> = Vec::new();
+    for m in flashlab::ftl::MAPPINGS.iter() {
+        let mut sets = vec![format!("ftl.mapping=\"{}\"", m.name)];
+        if !m.caps.gc_policy {
+            // Log-block schemes merge a whole block per random update: a shorter run.
+            sets.push("workload.volume_ratio=0.0005".into());
+        }
+        owned.push((m.name, sets));
+    }
+    let cases: Vec<(&str, Vec<&str>)> =
+        owned.iter().map(|(m, sets)| (*m, sets.iter().map(String::as_str).collect())).collect();
+    check(&cases);
+}
+
+#[test]
+fn the_estimate_bounds_every_buffer_over_the_page_mapping() {
+    let mut owned: Vec<(&str, Vec<String>)> = Vec::new();
+    for b in flashlab::buffer::BUFFERS.names() {
+        let mut sets = vec![format!("buffer.policy=\"{b}\"")];
+        match b {
+            "none" => {}
+            // The two-memory policies: DRAM and NVRAM.
+            "cbm" | "dwb" => sets.extend(["buffer.dram=\"512MiB\"".into(), "buffer.nvram=\"512MiB\"".into()]),
+            _ => sets.push("buffer.dram=\"1GiB\"".into()),
+        }
+        owned.push((b, sets));
+    }
+    let cases: Vec<(&str, Vec<&str>)> =
+        owned.iter().map(|(b, sets)| (*b, sets.iter().map(String::as_str).collect())).collect();
+    check(&cases);
+}
+
+#[test]
+fn the_estimate_bounds_each_option_and_all_together() {
+    let deep = vec!["sim.mode=\"timing\"", "host.arrival=\"closed\"", "host.queue_depth=4294967295"];
+    let mut all = vec![
+        "sim.verify=true",
+        "sim.track_frozen=true",
+        "sim.reuse_distance=true",
+        "buffer.policy=\"lru\"",
+        "buffer.dram=\"4GiB\"",
+        "sim.intervals=100000",
+    ];
+    all.extend(deep.iter().copied());
+    check(&[
+        ("verify", vec!["sim.verify=true"]),
+        ("track_frozen", vec!["sim.track_frozen=true"]),
+        ("reuse_distance", vec!["sim.reuse_distance=true"]),
+        ("large buffer (4 GiB LRU)", vec!["buffer.policy=\"lru\"", "buffer.dram=\"4GiB\""]),
+        ("deep queue, timing", deep),
+        ("many intervals", vec!["sim.intervals=100000"]),
+        ("interval_writes = 1", vec!["sim.interval_writes=1"]),
+        ("all options", all),
+    ]);
+}
+
+/// WADPM's per-plane tables round up to whole translation pages: with 1 GiB pages on 64 planes
+/// that is 2^34 entries, which panicked in the cache's constructor (`mapcache.rs` assertion).
+#[test]
+fn a_wadpm_table_too_large_for_its_indices_is_a_config_error() {
+    let o = flashlab(&[
+        "run",
+        "default",
+        "--dry-run",
+        "--set",
+        "ftl.mapping=\"wadpm\"",
+        "--set",
+        "ftl.striping=\"full\"",
+        "--set",
+        "device.channels=16",
+        "--set",
+        "device.page_size=\"1GiB\"",
+        "--set",
+        "device.blocks_per_plane=64",
+        "--set",
+        "device.pages_per_block=4",
+        "--set",
+        "workload.request_size=\"1GiB\"",
+        "--set",
+        "precondition.fill=false",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("ftl.mapping") && text(&o).contains("17179869184 entries"), "{}", text(&o));
+    assert!(!text(&o).contains("panicked"), "{}", text(&o));
+}
+
+/// A queue depth of 2^32 - 1 reserved 32 GiB for the closed-loop queue before the first
+/// request (an abort); the queue grows by need.
+#[test]
+fn a_huge_queue_depth_allocates_only_what_is_outstanding() {
+    let out = std::env::temp_dir().join(format!("flashlab-memory-qd-{}", std::process::id()));
+    let o = flashlab(&[
+        "run",
+        "default",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+        "--set",
+        "host.queue_depth=4294967295",
+        "--set",
+        "device.blocks_per_plane=64",
+        "--set",
+        "workload.volume_ratio=0.5",
+    ]);
+    let _ = std::fs::remove_dir_all(&out);
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+/// An explicit limit above the physical memory is an error naming the key and both figures
+/// (it was accepted silently).
+#[test]
+fn a_limit_above_physical_memory_is_refused() {
+    let Some(physical) = flashlab::memory::physical_memory() else { return };
+    let o = flashlab(&["run", "default", "--dry-run", "--set", "sim.memory_limit=\"64TiB\""]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let t = text(&o);
+    let gib = format!("{:.1} GiB", physical as f64 / (1u64 << 30) as f64);
+    assert!(t.contains("sim.memory_limit") && t.contains("65536.0 GiB") && t.contains(&gib), "{t}");
+    // Up to the physical memory is allowed.
+    let at = format!("sim.memory_limit={physical}");
+    let o = flashlab(&["run", "default", "--dry-run", "--set", &at]);
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+/// Over the limit, the error names the biggest items, so the user knows what to shrink; the
+/// dry run itemises the estimate.
+#[test]
+fn a_refusal_names_the_biggest_items() {
+    let o =
+        flashlab(&["run", "default", "--dry-run", "--set", "sim.memory_limit=\"20MiB\"", "--set", "sim.verify=true"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("sim.memory_limit") && t.contains("base") && t.contains("biggest"), "{t}");
+    let o = flashlab(&["run", "default", "--dry-run", "--set", "sim.verify=true"]);
+    let t = text(&o);
+    for item in ["L2P table", "OOB / reverse map", "verify tags", "verify oracle", "per-block state", "base"] {
+        assert!(t.contains(item), "dry run lacks `{item}`: {t}");
+    }
+}

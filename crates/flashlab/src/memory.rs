@@ -1,0 +1,247 @@
+//! Memory: what a run's simulator state will take, item by item, and whether this machine may
+//! spend it. Owns the [`Estimate`] (name → bytes), the limit (`sim.memory_limit`, else the
+//! machine's available memory) and the refusal, which runs when a config is resolved — so
+//! validation (`--dry-run`, Python `check`) sees it and a run is refused before anything big
+//! is allocated.
+//!
+//! Each structure's size comes from the layer that owns it: a mapping scheme states its
+//! tables (`ftl::MappingCaps::memory`, beside its constructor), a buffer policy its slots
+//! (`buffer::BufferCaps::memory`), the NAND its OOB and per-block state ([`crate::nand::Nand::memory`]),
+//! the device its verify oracle and frozen tracking, the statistics their reuse-distance
+//! structure and series. This file only adds them up, with the sizes of the standard
+//! collections ([`vec_bytes`], [`map_bytes`]) and a fixed base for the process itself.
+//!
+//! The estimate is an upper bound on the peak resident memory of a run
+//! (`crates/flashlab-cli/tests/memory.rs` measures it): items that grow by doubling count their last growth step (old and new
+//! buffers alive together), and items that scale with the run's length use the workload's
+//! bound when the workload states one (generators); for a trace, whose length is unknown
+//! before it is read, they assume `sim::TRACE_CAPACITIES` logical capacities (an estimate, not
+//! a bound, for longer traces).
+
+use crate::config::{Config, Mode, Resolved};
+use crate::error::Error;
+
+/// Bytes of the process besides the simulator state: the binary's pages, the allocator, the
+/// latency histograms, results and their JSON text for a short series (measured: a tiny run
+/// peaks at about 10.5 MiB).
+pub const BASE_BYTES: u64 = 16 << 20;
+
+/// Where `/proc/meminfo` cannot be read, the limit when `sim.memory_limit` is not set.
+pub const FALLBACK_LIMIT_BYTES: u64 = 16 << 30;
+
+/// An itemised estimate: (what, bytes), in the order the layers added them; adding to a name
+/// already present adds to its bytes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Estimate {
+    items: Vec<(&'static str, u64)>,
+}
+
+impl Estimate {
+    /// Add `bytes` to item `name` (saturating: an estimate over `u64` is refused anyway).
+    pub fn add(&mut self, name: &'static str, bytes: u64) {
+        match self.items.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, b)) => *b = b.saturating_add(bytes),
+            None => self.items.push((name, bytes)),
+        }
+    }
+
+    /// Every item, in the order added.
+    pub fn items(&self) -> &[(&'static str, u64)] {
+        &self.items
+    }
+
+    /// The bytes of item `name` (0 if absent).
+    pub fn get(&self, name: &str) -> u64 {
+        self.items.iter().find(|(n, _)| *n == name).map_or(0, |i| i.1)
+    }
+
+    /// The sum of every item.
+    pub fn total(&self) -> u64 {
+        self.items.iter().fold(0u64, |s, i| s.saturating_add(i.1))
+    }
+
+    /// The `n` biggest items, biggest first (ties in the order added).
+    pub fn biggest(&self, n: usize) -> Vec<(&'static str, u64)> {
+        let mut v = self.items.clone();
+        v.sort_by_key(|i| std::cmp::Reverse(i.1));
+        v.truncate(n);
+        v
+    }
+
+    /// "L2P table 1.2 GiB, OOB 600.0 MiB, …": the `n` biggest items.
+    pub fn describe(&self, n: usize) -> String {
+        self.biggest(n).iter().map(|(name, b)| format!("{name} {}", human_bytes(*b))).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// Bytes in MiB or GiB, one decimal.
+pub fn human_bytes(bytes: u64) -> String {
+    let mib = bytes as f64 / (1u64 << 20) as f64;
+    if mib < 1024.0 {
+        format!("{mib:.1} MiB")
+    } else {
+        format!("{:.1} GiB", mib / 1024.0)
+    }
+}
+
+/// Bytes of a `Vec<T>` of `n` elements allocated at once.
+pub fn vec_bytes<T>(n: u64) -> u64 {
+    n.saturating_mul(std::mem::size_of::<T>() as u64)
+}
+
+/// Bytes of a `Vec<T>` grown by pushes to `n` elements, at its last doubling (old and new
+/// buffers both alive).
+pub fn grown_vec_bytes<T>(n: u64) -> u64 {
+    let cap = n.max(4).checked_next_power_of_two().unwrap_or(u64::MAX);
+    vec_bytes::<T>(cap).saturating_add(vec_bytes::<T>(cap / 2))
+}
+
+/// Bytes of a bitmap over `n` items (`u64` words).
+pub fn bitmap_bytes(n: u64) -> u64 {
+    n.div_ceil(64).saturating_mul(8)
+}
+
+/// Bytes of a `HashMap<K, V>` (hashbrown) holding up to `n` entries: its buckets (a power of
+/// two, at most 7/8 full) of `(K, V)` plus one control byte each. `grown`: the map grew by
+/// inserts, so its last resize held the old table (half the buckets) too; otherwise it was made
+/// with room for `n`.
+pub fn map_bytes<K, V>(n: u64, grown: bool) -> u64 {
+    let buckets = if n < 4 {
+        4
+    } else if n < 8 {
+        8
+    } else {
+        n.saturating_mul(8).div_ceil(7).checked_next_power_of_two().unwrap_or(u64::MAX)
+    };
+    let table = buckets.saturating_mul(std::mem::size_of::<(K, V)>() as u64 + 1).saturating_add(16);
+    if grown {
+        table.saturating_add(table / 2)
+    } else {
+        table
+    }
+}
+
+/// The whole estimate for a resolved config: every layer's structures plus the base. An error
+/// where a layer cannot be built at all at this size (e.g. a cached mapping table with more
+/// entries than its 32-bit indices hold).
+pub fn estimate(cfg: &Config, r: &Resolved) -> Result<Estimate, Error> {
+    let mut est = Estimate::default();
+    est.add("base", BASE_BYTES);
+    let verify = cfg.sim.verify || cfg.sim.crash_at.is_some();
+    let timing = (cfg.sim.mode == Mode::Timing).then_some(&cfg.timing);
+    let spec =
+        crate::ftl::FtlSpec { layout: r.layout, logical_pages: r.logical_pages, config: &cfg.ftl, verify, timing };
+    let mapping = crate::ftl::MAPPINGS.find(&cfg.ftl.mapping)?;
+    (mapping.caps.memory)(&spec, &mut est)?;
+    let ctx =
+        crate::buffer::BufferContext { page_size: r.page_size, pages_per_block: r.layout.geo.pages_per_block as u64 };
+    let buffer = crate::buffer::BUFFERS.find(&cfg.buffer.policy)?;
+    (buffer.caps.memory)(&cfg.buffer, &ctx, &mut est);
+    let run = crate::sim::run_bound(cfg, r);
+    crate::device::Device::memory(cfg, r.logical_pages, r.layout.geo.pages_per_block as u64, run.pages, &mut est);
+    crate::sim::memory(cfg, r, run, &mut est);
+    Ok(est)
+}
+
+/// How much a run may take: `sim.memory_limit` when set (an error above this machine's
+/// physical memory), else the memory available now (`MemAvailable`), else
+/// [`FALLBACK_LIMIT_BYTES`].
+pub fn limit(cfg: &Config) -> Result<u64, Error> {
+    let physical = physical_memory();
+    match (cfg.sim.memory_limit, physical) {
+        (Some(l), Some(p)) if l.0 > p => Err(Error::config(
+            "sim.memory_limit",
+            format!(
+                "{} is above this machine's physical memory ({}): a limit may lower the available memory ({}) or raise it up to the physical memory, not beyond",
+                human_bytes(l.0),
+                human_bytes(p),
+                available_memory().map_or("unknown".into(), human_bytes)
+            ),
+        )),
+        (Some(l), _) => Ok(l.0),
+        (None, _) => Ok(available_memory().unwrap_or(FALLBACK_LIMIT_BYTES)),
+    }
+}
+
+/// The estimate, refused with an error naming its biggest items when it exceeds [`limit`].
+pub fn check(cfg: &Config, r: &Resolved) -> Result<Estimate, Error> {
+    let limit = limit(cfg)?;
+    let est = estimate(cfg, r)?;
+    let need = est.total();
+    if need > limit {
+        let against = match cfg.sim.memory_limit {
+            Some(_) => format!("sim.memory_limit = {}", human_bytes(limit)),
+            None if available_memory().is_some() => {
+                format!(
+                    "the {} this machine has available (set sim.memory_limit to raise it up to the physical memory)",
+                    human_bytes(limit)
+                )
+            }
+            None => format!("the default limit of {} (/proc/meminfo unreadable)", human_bytes(limit)),
+        };
+        return Err(Error::config(
+            "sim.memory_limit",
+            format!(
+                "simulating this config needs about {} of memory, over {against}; biggest: {}",
+                human_bytes(need),
+                est.describe(3)
+            ),
+        ));
+    }
+    Ok(est)
+}
+
+/// A field of `/proc/meminfo` in bytes (`MemTotal`, `MemAvailable`), where it exists.
+fn meminfo(field: &str) -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))?;
+    let kib: u64 = line.trim().trim_end_matches("kB").trim().parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// This machine's physical memory in bytes (`MemTotal` of `/proc/meminfo`); `None` where that
+/// is not available.
+pub fn physical_memory() -> Option<u64> {
+    meminfo("MemTotal")
+}
+
+/// Memory available to a new process now (`MemAvailable` of `/proc/meminfo`); `None` where that
+/// is not available.
+pub fn available_memory() -> Option<u64> {
+    meminfo("MemAvailable")
+}
+
+/// This process's peak resident set so far (`VmHWM` of `/proc/self/status`); `None` where that
+/// is not available.
+pub fn peak_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kib: u64 = status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?.split_whitespace().next()?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn items_add_up_and_the_biggest_come_first() {
+        let mut e = Estimate::default();
+        e.add("a", 10);
+        e.add("b", 30);
+        e.add("a", 25);
+        assert_eq!(e.total(), 65);
+        assert_eq!(e.get("a"), 35);
+        assert_eq!(e.biggest(1), vec![("a", 35)]);
+        e.add("c", u64::MAX);
+        assert_eq!(e.total(), u64::MAX, "saturates");
+    }
+
+    #[test]
+    fn a_map_holds_its_entries_in_power_of_two_buckets() {
+        // 1000 entries: 1143 buckets at 7/8 load, rounded up to 2048 of 16 + 1 bytes.
+        assert_eq!(map_bytes::<u64, u64>(1000, false), 2048 * 17 + 16);
+        assert_eq!(map_bytes::<u64, u64>(1000, true), (2048 * 17 + 16) * 3 / 2);
+        assert_eq!(grown_vec_bytes::<u32>(1000), 1024 * 4 + 512 * 4);
+        assert_eq!(bitmap_bytes(65), 16);
+    }
+}
