@@ -71,7 +71,7 @@ impl Reader {
             return Ok(());
         }
         let what = match self.device {
-            Some(d) => format!("no request for device {d}"),
+            Some(d) => format!("no request for device {d} (workload.device)"),
             None => {
                 "no request: the trace is empty (or holds only headers, comments and commands that move no data)".into()
             }
