@@ -382,7 +382,8 @@ PreconditionConfig = TypedDict("PreconditionConfig", {
     #: Write every logical page once, in order.
     "fill": bool,
     #: Then overwrite this many times the logical capacity with uniform random page writes: 0 to
-    #: 1000 (steady state comes after 2 or 3; 1000 keeps the write count within 64 bits).
+    #: 1000 (steady state comes after 2 or 3 overwrites; 1000 is far past any use and keeps the
+    #: write count exact).
     "overwrite": float,
 })
 

@@ -183,7 +183,8 @@ pub struct PreconditionConfig {
     #[serde(default)]
     pub fill: bool,
     /// Then overwrite this many times the logical capacity with uniform random page writes: 0 to
-    /// 1000 (steady state comes after 2 or 3; 1000 keeps the write count within 64 bits).
+    /// 1000 (steady state comes after 2 or 3 overwrites; 1000 is far past any use and keeps the
+    /// write count exact).
     #[serde(default)]
     pub overwrite: f64,
 }

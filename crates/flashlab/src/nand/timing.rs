@@ -99,7 +99,7 @@ impl TimingParams {
     /// One page's transfer over the bus (timing mode) takes at most [`MAX_TRANSFER_NS`].
     pub fn check_transfer(&self, page_size: u32) -> Result<(), crate::error::Error> {
         let ns = transfer_ns(page_size, self.bus_mb_s);
-        if !(ns <= MAX_TRANSFER_NS) {
+        if ns.is_nan() || ns > MAX_TRANSFER_NS {
             return Err(crate::error::Error::config(
                 "timing.bus_mb_s",
                 format!(

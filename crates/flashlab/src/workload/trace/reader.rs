@@ -103,7 +103,7 @@ impl Reader {
         let too_far = || {
             let mut at = self.source.location();
             at.field = Some("time".into());
-            Error::input(at, "timestamp is too far (> 584 years) after the first record")
+            Error::input(at, "timestamp is too far (> 584 years) after the first record, times workload.time_scale")
         };
         let delta = u64::try_from(delta).map_err(|_| too_far())?;
         if self.time_scale == 1.0 {
