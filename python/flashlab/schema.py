@@ -98,7 +98,9 @@ CrashReport = TypedDict("CrashReport", {
     "survived_pages": int,
 })
 
-#: `[device]`: geometry and capacity.
+#: `[device]`: geometry and capacity. Each count is at least 1, and their product (channels ×
+#: chips × dies × planes × blocks × pages) at most 4294967294 physical pages: the simulator
+#: numbers pages with 32 bits (larger devices need larger pages).
 DeviceConfig = TypedDict("DeviceConfig", {
     #: Required: erase blocks in each plane.
     "blocks_per_plane": int,
@@ -111,7 +113,8 @@ DeviceConfig = TypedDict("DeviceConfig", {
     #: Capacity exported to the host. Give this or `over_provisioning`, or both if they agree.
     "logical_capacity": Optional[int],
     #: Spare space as a fraction of the logical capacity: (physical - logical) / logical
-    #: (0.07 when neither this nor `logical_capacity` is given).
+    #: (0.07 when neither this nor `logical_capacity` is given). At most 100: real devices
+    #: ship 0.07 to about 0.3, and 100 already leaves 99% of the flash unused.
     "over_provisioning": Optional[float],
     #: Flash page size, the unit of reads and programs (a power of two from 512 B to 2 GiB).
     "page_size": int,
@@ -232,11 +235,12 @@ HostConfig = TypedDict("HostConfig", {
     "layer": str,
     #: Split requests longer than this into consecutive requests of at most this size, each
     #: issued on its own (with the original's arrival time), as a block layer's request-size
-    #: limit (`max_sectors_kb`) does. Absent: requests are issued whole.
+    #: limit (`max_sectors_kb`) does. At least 1 byte; absent: requests are issued whole.
     "max_request": Optional[int],
     #: What to do with a request beyond the logical capacity.
     "out_of_range": "OutOfRange",
-    #: Outstanding requests in closed loop.
+    #: Outstanding requests in closed loop: 1 to 65536, NVMe's largest queue (a deeper queue
+    #: models no real host, and the simulator keeps one slot per outstanding request).
     "queue_depth": int,
 })
 
@@ -377,7 +381,9 @@ OutOfRange = Literal["error", "wrap", "compact"]
 PreconditionConfig = TypedDict("PreconditionConfig", {
     #: Write every logical page once, in order.
     "fill": bool,
-    #: Then overwrite this many times the logical capacity with uniform random page writes.
+    #: Then overwrite this many times the logical capacity with uniform random page writes: 0 to
+    #: 1000 (steady state comes after 2 or 3 overwrites; 1000 is far past any use and keeps the
+    #: write count exact).
     "overwrite": float,
 })
 
@@ -483,12 +489,14 @@ SimConfig = TypedDict("SimConfig", {
     "check": bool,
     #: Power fails after this many host requests of the measured phase: the run stops there
     #: and reports which acknowledged writes were lost (dirty in DRAM) and checks that NVRAM
-    #: and flash hold every other one. Turns verify mode on.
+    #: and flash hold every other one. Turns verify mode on. At least 1; a value past the
+    #: workload's end is an error when the workload ends.
     "crash_at": Optional[int],
     #: Fixed interval length in host page writes (exact equal intervals when the write volume
-    #: is known); overrides `intervals`.
+    #: is known); overrides `intervals`. At least 1 (a sample every that many writes).
     "interval_writes": Optional[int],
-    #: Minimum number of intervals in the per-interval series.
+    #: Minimum number of intervals in the per-interval series: 1 to 100000 (a sample per
+    #: interval; more points than any plot resolves would only cost memory and output).
     "intervals": int,
     #: Refuse configs whose estimated peak memory (`flashlab run --dry-run` itemises it)
     #: exceeds this. Unset: the memory this machine has available (`MemAvailable` of
@@ -529,15 +537,17 @@ Striping = Literal["full", "none", "dynamic"]
 
 #: `[timing]`: flash operation latencies and bus speed (timing mode). Units in the names.
 TimingParams = TypedDict("TimingParams", {
-    #: Channel bus bandwidth (MB/s, 10^6 bytes per second).
+    #: Channel bus bandwidth (MB/s, 10^6 bytes per second): 1 to 1,000,000 (real NAND buses
+    #: run at 10 to 3,600 MB/s). In timing mode one page's transfer must take at most 1 s.
     "bus_mb_s": float,
-    #: Block erase (µs).
+    #: Block erase (µs): 0 to 1,000,000 (1 s; real parts take 2 to 25 ms).
     "erase_us": float,
     #: Planes of a die operate in parallel (true) or share the die's array (false).
     "plane_parallel": bool,
-    #: Page program (µs).
+    #: Page program (µs): 0 to 1,000,000 (1 s; real parts take 0.2 to 5 ms).
     "program_us": float,
-    #: Page read, array → page register (µs).
+    #: Page read, array → page register (µs): 0 to 1,000,000 (1 s; real parts take 20 to
+    #: 200 µs, so the bound only keeps the simulated clock from overflowing).
     "read_us": float,
 })
 

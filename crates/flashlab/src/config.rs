@@ -13,7 +13,9 @@ use crate::host::HostConfig;
 use crate::nand::{GcUnit, Geometry, Layout, TimingParams};
 use crate::units::ByteSize;
 
-/// `[device]`: geometry and capacity.
+/// `[device]`: geometry and capacity. Each count is at least 1, and their product (channels ×
+/// chips × dies × planes × blocks × pages) at most 4294967294 physical pages: the simulator
+/// numbers pages with 32 bits (larger devices need larger pages).
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DeviceConfig {
@@ -41,10 +43,14 @@ pub struct DeviceConfig {
     #[serde(default)]
     pub logical_capacity: Option<ByteSize>,
     /// Spare space as a fraction of the logical capacity: (physical - logical) / logical
-    /// (0.07 when neither this nor `logical_capacity` is given).
+    /// (0.07 when neither this nor `logical_capacity` is given). At most 100: real devices
+    /// ship 0.07 to about 0.3, and 100 already leaves 99% of the flash unused.
     #[serde(default)]
     pub over_provisioning: Option<f64>,
 }
+
+/// Largest `device.over_provisioning` (see its doc comment).
+const MAX_OVER_PROVISIONING: f64 = 100.0;
 
 fn one() -> u32 {
     1
@@ -75,11 +81,12 @@ pub struct SimConfig {
     /// Store a version tag per page and check every read against the last write.
     #[serde(default)]
     pub verify: bool,
-    /// Minimum number of intervals in the per-interval series.
+    /// Minimum number of intervals in the per-interval series: 1 to 100000 (a sample per
+    /// interval; more points than any plot resolves would only cost memory and output).
     #[serde(default = "d_intervals")]
     pub intervals: usize,
     /// Fixed interval length in host page writes (exact equal intervals when the write volume
-    /// is known); overrides `intervals`.
+    /// is known); overrides `intervals`. At least 1 (a sample every that many writes).
     #[serde(default)]
     pub interval_writes: Option<u64>,
     /// Track each logical page's last write to report the share of frozen pages (written before
@@ -88,7 +95,8 @@ pub struct SimConfig {
     pub track_frozen: bool,
     /// Power fails after this many host requests of the measured phase: the run stops there
     /// and reports which acknowledged writes were lost (dirty in DRAM) and checks that NVRAM
-    /// and flash hold every other one. Turns verify mode on.
+    /// and flash hold every other one. Turns verify mode on. At least 1; a value past the
+    /// workload's end is an error when the workload ends.
     #[serde(default)]
     pub crash_at: Option<u64>,
     /// Record each page re-access's LRU stack distance (`reuse` in results.json).
@@ -101,6 +109,48 @@ pub struct SimConfig {
     /// a value above the physical memory is an error.
     #[serde(default)]
     pub memory_limit: Option<ByteSize>,
+}
+
+/// Largest `sim.intervals` (see its doc comment).
+pub const MAX_INTERVALS: usize = 100_000;
+
+/// Largest `precondition.overwrite` (see its doc comment).
+const MAX_OVERWRITE: f64 = 1000.0;
+
+impl SimConfig {
+    /// The bounds of the `[sim]` keys (see each key's doc comment; `memory_limit` is checked
+    /// against the memory estimate).
+    pub fn validate(&self) -> Result<(), Error> {
+        if !(1..=MAX_INTERVALS).contains(&self.intervals) {
+            return Err(Error::config(
+                "sim.intervals",
+                format!("{} is not from 1 to {MAX_INTERVALS} (one series sample per interval)", self.intervals),
+            ));
+        }
+        if self.crash_at == Some(0) {
+            return Err(Error::config(
+                "sim.crash_at",
+                "must be at least 1 (power fails after that many host requests)",
+            ));
+        }
+        if self.interval_writes == Some(0) {
+            return Err(Error::config("sim.interval_writes", "must be at least 1"));
+        }
+        Ok(())
+    }
+}
+
+impl PreconditionConfig {
+    /// The bound of `precondition.overwrite`.
+    pub fn validate(&self) -> Result<(), Error> {
+        if !(self.overwrite.is_finite() && (0.0..=MAX_OVERWRITE).contains(&self.overwrite)) {
+            return Err(Error::config(
+                "precondition.overwrite",
+                format!("{} is not from 0 to {MAX_OVERWRITE} (multiples of the logical capacity)", self.overwrite),
+            ));
+        }
+        Ok(())
+    }
 }
 
 fn d_mode() -> Mode {
@@ -133,7 +183,9 @@ pub struct PreconditionConfig {
     /// Write every logical page once, in order.
     #[serde(default)]
     pub fill: bool,
-    /// Then overwrite this many times the logical capacity with uniform random page writes.
+    /// Then overwrite this many times the logical capacity with uniform random page writes: 0 to
+    /// 1000 (steady state comes after 2 or 3 overwrites; 1000 is far past any use and keeps the
+    /// write count exact).
     #[serde(default)]
     pub overwrite: f64,
 }
@@ -175,6 +227,10 @@ pub struct Config {
     /// the command line (the default), e.g. `overrides["k"] = v` from Python.
     #[serde(skip)]
     pub override_labels: Vec<String>,
+    /// The text of the config file (`None` for a tree): validation errors find the line of
+    /// their key in it.
+    #[serde(skip)]
+    source_text: Option<String>,
 }
 
 fn d_seed() -> u64 {
@@ -299,14 +355,15 @@ impl Config {
         cfg.source = source.to_string();
         cfg.overrides = overrides.to_vec();
         cfg.override_labels = labels.to_vec();
+        cfg.source_text = text.map(str::to_string);
         // A trace path written in a config file is relative to that file: made absolute here,
         // so the config (echoed in results.json) means the same from any directory.
         if let Some(toml::Value::String(p)) = cfg.workload.get("path") {
             let resolved = crate::workload::trace::resolve_path(p.into(), source).display().to_string();
             cfg.workload.insert("path".into(), toml::Value::String(resolved));
         }
-        cfg.settle_ftl()?;
-        cfg.resolve()?;
+        cfg.settle_ftl().map_err(|e| cfg.attribute(e))?;
+        cfg.resolve().map_err(|e| cfg.attribute(e))?;
         Ok(cfg)
     }
 
@@ -348,7 +405,9 @@ impl Config {
     }
 
     /// An error about a key, blamed on the override that set it rather than on the config
-    /// source (for errors raised after parsing, e.g. by a generator reading its parameters).
+    /// source (for errors raised after parsing, e.g. by a generator reading its parameters); a
+    /// configuration error is placed as a type error is: `file:line` where the file sets the key,
+    /// else the override's label, else the file alone. Placing twice changes nothing.
     pub fn attribute(&self, e: Error) -> Error {
         match e {
             Error::Input { mut at, msg } if at.file == self.source => {
@@ -361,9 +420,14 @@ impl Config {
                 }
                 Error::Input { at, msg }
             }
-            Error::Config { key, msg } if msg.contains(&self.source) => {
+            Error::Config { key, msg, at: None } => {
                 let origin = self.origin_of(&key);
-                Error::Config { msg: msg.replace(&self.source, &origin), key }
+                let msg = if msg.contains(&self.source) { msg.replace(&self.source, &origin) } else { msg };
+                let mut at = Location::file(&origin);
+                if origin == self.source {
+                    at.line = self.source_text.as_deref().and_then(|t| line_of(t, &key));
+                }
+                Error::Config { key, msg, at: Some(at) }
             }
             e => e,
         }
@@ -372,7 +436,7 @@ impl Config {
     /// Validate cross-field constraints and derive capacities.
     pub fn resolve(&self) -> Result<Resolved, Error> {
         let d = &self.device;
-        crate::nand::geometry::check_page_size("device.page_size", d.page_size.0)?;
+        let page_size = crate::nand::geometry::check_page_size("device.page_size", d.page_size.0)?;
         let geo = Geometry {
             channels: d.channels,
             chips_per_channel: d.chips_per_channel,
@@ -380,7 +444,7 @@ impl Config {
             planes_per_die: d.planes_per_die,
             blocks_per_plane: d.blocks_per_plane,
             pages_per_block: d.pages_per_block,
-            page_size: d.page_size.0 as u32,
+            page_size,
         };
         geo.validate()?;
         let layout = Layout::new(geo, self.ftl.gc_unit);
@@ -390,9 +454,13 @@ impl Config {
             (Some(c), None) => c.0,
             (None, op) => {
                 let op = op.unwrap_or(0.07);
-                if !(op.is_finite() && op >= 0.0) {
-                    return Err(Error::config("device.over_provisioning", format!("{op} is not a fraction >= 0")));
+                if !(op.is_finite() && (0.0..=MAX_OVER_PROVISIONING).contains(&op)) {
+                    return Err(Error::config(
+                        "device.over_provisioning",
+                        format!("{op} is not a fraction from 0 to {MAX_OVER_PROVISIONING}"),
+                    ));
                 }
+                // physical / (1 + op) <= physical, a u64: the float-to-int cast cannot saturate.
                 ((physical as f64 / (1.0 + op)) as u64) / page * page
             }
             (Some(c), Some(op)) => {
@@ -400,14 +468,15 @@ impl Config {
                 if (implied - op).abs() > 0.005 {
                     return Err(Error::config(
                         "device.over_provisioning",
-                        format!("{op} contradicts logical_capacity {} on {physical} physical bytes (which implies {implied:.4})", c.0),
+                        format!("{op} contradicts device.logical_capacity = {} on {physical} physical bytes (which implies {implied:.4})", c.0),
                     ));
                 }
                 c.0
             }
         };
         if logical_bytes == 0 {
-            return Err(Error::config("device.logical_capacity", "must be positive"));
+            let key = if d.logical_capacity.is_some() { "device.logical_capacity" } else { "device.over_provisioning" };
+            return Err(Error::config(key, "leaves a logical capacity of 0 pages"));
         }
         if logical_bytes % page != 0 {
             return Err(Error::config(
@@ -422,7 +491,7 @@ impl Config {
                 format!("{logical_bytes} bytes leaves no over-provisioning on a {physical}-byte device; GC needs spare blocks"),
             ));
         }
-        self.check_sim()?;
+        self.check_sim(&geo)?;
         self.check_names()?;
         let resolved = Resolved {
             layout,
@@ -434,42 +503,14 @@ impl Config {
         Ok(resolved)
     }
 
-    fn check_sim(&self) -> Result<(), Error> {
-        if self.sim.intervals == 0 {
-            return Err(Error::config("sim.intervals", "must be at least 1"));
-        }
-        if self.sim.crash_at == Some(0) {
-            return Err(Error::config(
-                "sim.crash_at",
-                "must be at least 1 (power fails after that many host requests)",
-            ));
-        }
-        if self.sim.interval_writes == Some(0) {
-            return Err(Error::config("sim.interval_writes", "must be at least 1"));
-        }
-        if self.host.max_request.is_some_and(|m| m.0 == 0) {
-            return Err(Error::config("host.max_request", "must be at least 1 byte"));
-        }
-        if self.host.queue_depth == 0 {
-            return Err(Error::config("host.queue_depth", "must be at least 1"));
-        }
-        let p = &self.precondition;
-        if !(p.overwrite.is_finite() && p.overwrite >= 0.0) {
-            return Err(Error::config(
-                "precondition.overwrite",
-                "must be a number >= 0 (multiples of the logical capacity)",
-            ));
-        }
-        let t = &self.timing;
-        for (k, v) in
-            [("timing.read_us", t.read_us), ("timing.program_us", t.program_us), ("timing.erase_us", t.erase_us)]
-        {
-            if !(v.is_finite() && v >= 0.0) {
-                return Err(Error::config(k, "must be a number >= 0"));
-            }
-        }
-        if !(t.bus_mb_s.is_finite() && t.bus_mb_s > 0.0) {
-            return Err(Error::config("timing.bus_mb_s", "must be positive"));
+    /// Each section's bounds (its own `validate`), then what ties sections together.
+    fn check_sim(&self, geo: &Geometry) -> Result<(), Error> {
+        self.sim.validate()?;
+        self.host.validate()?;
+        self.precondition.validate()?;
+        self.timing.validate()?;
+        if self.sim.mode == Mode::Timing {
+            self.timing.check_transfer(geo.page_size)?;
         }
         match self.workload.get("kind") {
             Some(toml::Value::String(_)) => Ok(()),

@@ -60,13 +60,18 @@ pub enum Error {
         /// What is wrong.
         msg: String,
     },
-    /// A configuration that is well-formed but impossible or self-contradictory.
-    #[error("invalid configuration: `{key}`: {msg}")]
+    /// A configuration that is well-formed but impossible or self-contradictory. Displayed as
+    /// `file:line: invalid configuration: `key`: msg` once the config has placed it
+    /// ([`crate::Config::attribute`]), as an [`Error::Input`] names its place.
+    #[error("{}invalid configuration: `{key}`: {msg}", place(at))]
     Config {
         /// The dotted key (`ftl.gc_params.window`).
         key: String,
-        /// What is wrong, and where it was set.
+        /// What is wrong.
         msg: String,
+        /// Where the key was set: the config file and its line, or the override (`--set k=v`,
+        /// or the label a caller gave it); `None` until the config attributes the error.
+        at: Option<Location>,
     },
     /// A name that is not in a registry; lists the valid ones.
     #[error("unknown {kind} `{name}`; valid: {}", valid.join(", "))]
@@ -101,7 +106,7 @@ impl Error {
     }
     /// An invalid configuration value of `key`.
     pub fn config(key: impl Into<String>, msg: impl Into<String>) -> Self {
-        Error::Config { key: key.into(), msg: msg.into() }
+        Error::Config { key: key.into(), msg: msg.into(), at: None }
     }
     /// A file that cannot be opened or read.
     pub fn io(path: impl AsRef<Path>, source: std::io::Error) -> Self {
@@ -111,6 +116,11 @@ impl Error {
     pub fn unknown(kind: &'static str, name: &str, valid: Vec<&'static str>) -> Self {
         Error::UnknownName { kind, name: name.to_string(), valid }
     }
+}
+
+/// `file:line: ` before a placed configuration error, nothing before an unplaced one.
+fn place(at: &Option<Location>) -> String {
+    at.as_ref().map_or(String::new(), |at| format!("{at}: "))
 }
 
 /// The library's result type.

@@ -77,7 +77,9 @@ fn build_device_on(cfg: &Config, r: &Resolved, flash: Option<FlashState>) -> Res
 
 /// The write buffer, refused before anything is allocated if it is larger than the device.
 fn build_buffer(cfg: &Config, r: &Resolved) -> Result<Box<dyn buffer::WriteBuffer>, Error> {
-    let buffered = cfg.buffer.dram.0 + cfg.buffer.nvram.0;
+    let Some(buffered) = cfg.buffer.dram.0.checked_add(cfg.buffer.nvram.0) else {
+        return Err(Error::config("buffer.nvram", "buffer.dram + buffer.nvram exceeds 2^64 bytes"));
+    };
     if cfg.buffer.policy != "none" && buffered / r.page_size > r.logical_pages {
         return Err(Error::config(
             "buffer.dram",
@@ -95,6 +97,10 @@ fn build_buffer(cfg: &Config, r: &Resolved) -> Result<Box<dyn buffer::WriteBuffe
 /// ([`ftl::check`]), host layer, buffer, workload (a trace file is opened, not read). The FTL's
 /// own checks need its tables and are left to the run.
 pub fn validate(cfg: &Config) -> Result<(), Error> {
+    validate_parts(cfg).map_err(|e| cfg.attribute(e))
+}
+
+fn validate_parts(cfg: &Config) -> Result<(), Error> {
     let r = cfg.resolve()?;
     ftl::check(&cfg.ftl, r.layout.unit)?;
     host::build(&cfg.host)?;
@@ -324,7 +330,12 @@ impl PreconditionPool {
     }
 }
 
+/// A run; an error about a configuration key names the file line or override that set it.
 fn run_on(cfg: &Config, state: Option<&Preconditioned>, progress: &mut dyn Progress) -> Result<Results, Error> {
+    run_parts(cfg, state, progress).map_err(|e| cfg.attribute(e))
+}
+
+fn run_parts(cfg: &Config, state: Option<&Preconditioned>, progress: &mut dyn Progress) -> Result<Results, Error> {
     let r = cfg.resolve()?;
     if let Some(s) = state {
         if precondition_key(cfg).as_deref() != Some(s.key.as_str()) {
@@ -416,6 +427,7 @@ fn precondition_writes(
         }
     }
     if p.overwrite > 0.0 {
+        // overwrite <= 1000 and n < 2^32 (validated): the product fits a u64 exactly enough.
         let total = (p.overwrite * n as f64) as u64;
         progress.phase("precondition: random overwrite", total);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(derive_seed(cfg.seed, "precondition"));
@@ -431,6 +443,19 @@ fn precondition_writes(
         }
     }
     Ok(())
+}
+
+/// A completion time at the clock's limit: the timeline saturated there (it never wraps), so the
+/// run stops rather than report it.
+fn check_clock(done_ns: u64) -> Result<(), Error> {
+    if done_ns < crate::nand::timing::CLOCK_LIMIT_NS {
+        return Ok(());
+    }
+    Err(Error::config(
+        "timing",
+        "the simulated clock reached its limit of 2^64 ns (584 years): the workload's timestamps \
+         (or iat_ns) or the flash timings are too large for this run",
+    ))
 }
 
 /// Bytes in a MiB: throughput is in MiB/s, as sizes in configs are binary.
@@ -548,6 +573,7 @@ impl Measure {
             };
             let Nanos(done) = host.submit(&req, Nanos(issue), dev)?;
             dev.end_request(Nanos(issue))?;
+            check_clock(done)?;
             if !open_loop && timing {
                 slots.push(Reverse(done));
             }
@@ -584,6 +610,7 @@ impl Measure {
         }
         let t = self.last_done;
         self.last_done = self.last_done.max(dev.flush(Nanos(t))?.0);
+        check_clock(self.last_done)?;
         Ok(false)
     }
 

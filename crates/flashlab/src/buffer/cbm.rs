@@ -23,7 +23,7 @@ use crate::ftl::gc::seglist::SegLists;
 #[serde(deny_unknown_fields)]
 pub struct Params {
     /// Pages of a block in the Page Region that move it to the Block Region (default half a
-    /// block: our choice, the DWB paper does not give CBM's).
+    /// block: our choice, the DWB paper does not give CBM's); 1 to the pages of a block.
     #[serde(default)]
     #[schemars(extend("x-unit" = "pages"))]
     pub block_threshold: Option<u32>,

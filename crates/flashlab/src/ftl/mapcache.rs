@@ -53,31 +53,32 @@ pub struct CacheParams {
     /// LRU unit: `page` (a translation page's cached entries share recency) or `entry`.
     #[serde(default = "d_recency")]
     pub recency: Recency,
-    /// Entries loaded by `read-ahead` (the missing one included).
+    /// Entries loaded by `read-ahead` (the missing one included): at least 1; more than the
+    /// table holds loads the table's remaining entries.
     #[serde(default = "d_read_ahead")]
     pub read_ahead: u32,
-    /// Window as a fraction of the full table (static), or the starting size (dynamic).
+    /// Window as a fraction of the full table (static), or the starting size (dynamic), in (0, 1].
     #[serde(default = "d_window")]
     pub window: f64,
     /// Resize the window from the hit ratio (WADPM Fig. 8); otherwise it stays at `window`.
     #[serde(default)]
     pub dynamic: bool,
-    /// Dynamic: hit-ratio threshold θHR.
+    /// Dynamic: hit-ratio threshold θHR, a fraction in (0, 1].
     #[serde(default = "d_hr")]
     pub hit_ratio_threshold: f64,
     /// Dynamic: good intervals before shrinking, θMT.
     #[serde(default = "d_mt")]
     pub maintenance_threshold: u32,
-    /// Dynamic: grow / shrink step as a fraction of the full table.
+    /// Dynamic: grow / shrink step as a fraction of the full table, in (0, 1].
     #[serde(default = "d_step")]
     pub step: f64,
-    /// Dynamic: lookups per adjustment interval.
+    /// Dynamic: lookups per adjustment interval (at least 1).
     #[serde(default = "d_interval")]
     pub interval: u64,
-    /// Dynamic: window bounds as fractions of the full table.
+    /// Dynamic: window bounds as fractions of the full table, in (0, 1] and at most `max_window`.
     #[serde(default = "d_min")]
     pub min_window: f64,
-    /// Dynamic: largest window, as a fraction of the full table.
+    /// Dynamic: largest window, as a fraction of the full table, in (0, 1].
     #[serde(default = "d_max")]
     pub max_window: f64,
 }
@@ -129,10 +130,15 @@ impl CacheParams {
         frac("min_window", p.min_window)?;
         frac("max_window", p.max_window)?;
         if p.min_window > p.max_window {
-            return Err(Error::config("ftl.mapping_params.min_window", "exceeds max_window"));
+            return Err(Error::config(
+                "ftl.mapping_params.min_window",
+                format!("{} exceeds ftl.mapping_params.max_window ({})", p.min_window, p.max_window),
+            ));
         }
-        if p.read_ahead == 0 || p.interval == 0 {
-            return Err(Error::config("ftl.mapping_params", "read_ahead and interval must be at least 1"));
+        for (k, v) in [("read_ahead", p.read_ahead as u64), ("interval", p.interval)] {
+            if v == 0 {
+                return Err(Error::config(format!("ftl.mapping_params.{k}"), "must be at least 1"));
+            }
         }
         Ok(p)
     }
@@ -430,7 +436,8 @@ impl MapCache {
         let (first, end) = self.range(self.tpage_of(e));
         let (lo, hi) = match self.params.loading {
             Loading::PerMissEntry => (e, e + 1),
-            Loading::ReadAhead => (e, (e + self.params.read_ahead).min(end)),
+            // Saturating: `read_ahead` is any u32, and the table's end bounds the load anyway.
+            Loading::ReadAhead => (e, e.saturating_add(self.params.read_ahead).min(end)),
             Loading::PageChunk => (first, end),
         };
         if self.params.recency == Recency::Page {

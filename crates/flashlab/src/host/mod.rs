@@ -60,12 +60,13 @@ pub struct HostConfig {
     /// When requests are issued.
     #[serde(default = "d_arrival")]
     pub arrival: Arrival,
-    /// Outstanding requests in closed loop.
+    /// Outstanding requests in closed loop: 1 to 65536, NVMe's largest queue (a deeper queue
+    /// models no real host, and the simulator keeps one slot per outstanding request).
     #[serde(default = "d_qd")]
     pub queue_depth: u32,
     /// Split requests longer than this into consecutive requests of at most this size, each
     /// issued on its own (with the original's arrival time), as a block layer's request-size
-    /// limit (`max_sectors_kb`) does. Absent: requests are issued whole.
+    /// limit (`max_sectors_kb`) does. At least 1 byte; absent: requests are issued whole.
     #[serde(default)]
     pub max_request: Option<ByteSize>,
 }
@@ -81,6 +82,25 @@ fn d_arrival() -> Arrival {
 }
 fn d_qd() -> u32 {
     32
+}
+
+/// Largest `host.queue_depth`: NVMe's maximum queue depth (64 Ki entries).
+pub const MAX_QUEUE_DEPTH: u32 = 65_536;
+
+impl HostConfig {
+    /// The bounds of the `[host]` keys (see each key's doc comment).
+    pub fn validate(&self) -> Result<(), Error> {
+        if self.max_request.is_some_and(|m| m.0 == 0) {
+            return Err(Error::config("host.max_request", "must be at least 1 byte"));
+        }
+        if !(1..=MAX_QUEUE_DEPTH).contains(&self.queue_depth) {
+            return Err(Error::config(
+                "host.queue_depth",
+                format!("{} is not from 1 to {MAX_QUEUE_DEPTH} (NVMe's largest queue)", self.queue_depth),
+            ));
+        }
+        Ok(())
+    }
 }
 
 impl Default for HostConfig {
@@ -141,7 +161,8 @@ impl Workload for Split {
         if req.len <= self.max {
             return Ok(Some(req));
         }
-        self.rest = Some(Request { offset: req.offset + self.max, len: req.len - self.max, ..req });
+        // Saturating: an offset this close to 2^64 is out of range, which the simulator reports.
+        self.rest = Some(Request { offset: req.offset.saturating_add(self.max), len: req.len - self.max, ..req });
         Ok(Some(Request { len: self.max, ..req }))
     }
     /// Each request becomes at most `len / max` + 1 pieces.

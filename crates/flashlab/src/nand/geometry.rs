@@ -60,6 +60,11 @@ pub fn check_page_size(key: &str, bytes: u64) -> Result<u32, Error> {
 
 impl Geometry {
     /// Validate the counts: every one positive, totals addressable with 32-bit page numbers.
+    /// The products are formed in u128, one factor at a time, and each partial product (dies,
+    /// planes, blocks, pages) is held to [`MAX_PAGES`] before the unchecked accessors
+    /// ([`Geometry::planes`], [`Geometry::total_blocks`], …) may be called: every count being at
+    /// least 1, a partial product never exceeds the total, so after this they all fit a `u32`
+    /// and [`Geometry::physical_bytes`] (< 2^32 pages × 2^31 bytes) fits a `u64`.
     pub fn validate(&self) -> Result<(), Error> {
         let fields = [
             ("device.channels", self.channels),
@@ -75,12 +80,22 @@ impl Geometry {
             }
         }
         check_page_size("device.page_size", self.page_size as u64)?;
-        let pages = self.total_pages_u64();
-        if pages > MAX_PAGES {
-            return Err(Error::config(
-                "device",
-                format!("{pages} physical pages exceed the simulator's limit of {MAX_PAGES} (32-bit page numbers); use larger pages or fewer blocks"),
-            ));
+        let units = ["channels", "chips", "dies", "planes", "blocks", "pages"];
+        let mut product: u128 = 1;
+        for (i, (key, v)) in fields.iter().enumerate() {
+            product *= *v as u128;
+            if product > MAX_PAGES as u128 {
+                let chain: Vec<&str> = fields[..=i].iter().map(|f| f.0).collect();
+                return Err(Error::config(
+                    *key,
+                    format!(
+                        "{} = {product} {} exceed the simulator's limit of {MAX_PAGES} physical pages (32-bit page \
+                         numbers); use larger pages or fewer blocks",
+                        chain.join(" × "),
+                        units[i]
+                    ),
+                ));
+            }
         }
         Ok(())
     }

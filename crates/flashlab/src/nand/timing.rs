@@ -13,6 +13,11 @@
 //! hold the bus against transfers of idle planes meanwhile. Intervals that end before an
 //! operation's issue time are forgotten (issue times do not go backwards), adjacent ones merge,
 //! so the lists stay short.
+//!
+//! Clock arithmetic saturates at `u64::MAX` instead of wrapping: validated timings (each
+//! operation at most 1 s, a page's transfer at most 1 s) cannot get there in a run a machine can
+//! finish, and the simulator refuses a run whose clock does ([`CLOCK_LIMIT_NS`]), so a
+//! saturated time is never reported.
 
 use serde::{Deserialize, Serialize};
 
@@ -22,16 +27,18 @@ use super::geometry::Geometry;
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TimingParams {
-    /// Page read, array → page register (µs).
+    /// Page read, array → page register (µs): 0 to 1,000,000 (1 s; real parts take 20 to
+    /// 200 µs, so the bound only keeps the simulated clock from overflowing).
     #[serde(default = "d_read")]
     pub read_us: f64,
-    /// Page program (µs).
+    /// Page program (µs): 0 to 1,000,000 (1 s; real parts take 0.2 to 5 ms).
     #[serde(default = "d_prog")]
     pub program_us: f64,
-    /// Block erase (µs).
+    /// Block erase (µs): 0 to 1,000,000 (1 s; real parts take 2 to 25 ms).
     #[serde(default = "d_erase")]
     pub erase_us: f64,
-    /// Channel bus bandwidth (MB/s, 10^6 bytes per second).
+    /// Channel bus bandwidth (MB/s, 10^6 bytes per second): 1 to 1,000,000 (real NAND buses
+    /// run at 10 to 3,600 MB/s). In timing mode one page's transfer must take at most 1 s.
     #[serde(default = "d_bus")]
     pub bus_mb_s: f64,
     /// Planes of a die operate in parallel (true) or share the die's array (false).
@@ -57,6 +64,60 @@ fn d_true() -> bool {
     true
 }
 
+/// Largest read, program or erase time: 1 s in µs (see the keys' doc comments).
+pub const MAX_OP_US: f64 = 1e6;
+/// Bus bandwidth bounds in MB/s (see `bus_mb_s`).
+pub const BUS_MB_S: (f64, f64) = (1.0, 1e6);
+/// Longest transfer of one page over the bus, in ns (1 s).
+pub const MAX_TRANSFER_NS: f64 = 1e9;
+
+impl TimingParams {
+    /// The bounds of the `[timing]` keys: each operation at most [`MAX_OP_US`], the bus within
+    /// [`BUS_MB_S`]. With these, one flash operation costs at most a few seconds of simulated
+    /// time, so the clock (u64 ns, 584 years) cannot overflow in any run a machine can finish.
+    pub fn validate(&self) -> Result<(), crate::error::Error> {
+        let ops = [
+            ("timing.read_us", self.read_us),
+            ("timing.program_us", self.program_us),
+            ("timing.erase_us", self.erase_us),
+        ];
+        for (key, v) in ops {
+            if !(v.is_finite() && (0.0..=MAX_OP_US).contains(&v)) {
+                return Err(crate::error::Error::config(key, format!("{v} µs is not from 0 to {MAX_OP_US} µs (1 s)")));
+            }
+        }
+        let (lo, hi) = BUS_MB_S;
+        if !(self.bus_mb_s.is_finite() && (lo..=hi).contains(&self.bus_mb_s)) {
+            return Err(crate::error::Error::config(
+                "timing.bus_mb_s",
+                format!("{} MB/s is not from {lo} to {hi} MB/s", self.bus_mb_s),
+            ));
+        }
+        Ok(())
+    }
+
+    /// One page's transfer over the bus (timing mode) takes at most [`MAX_TRANSFER_NS`].
+    pub fn check_transfer(&self, page_size: u32) -> Result<(), crate::error::Error> {
+        let ns = transfer_ns(page_size, self.bus_mb_s);
+        if ns.is_nan() || ns > MAX_TRANSFER_NS {
+            return Err(crate::error::Error::config(
+                "timing.bus_mb_s",
+                format!(
+                    "a device.page_size of {page_size} bytes at {} MB/s takes {:.3} s to transfer, over 1 s: raise the bus speed",
+                    self.bus_mb_s,
+                    ns / 1e9
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Transfer time of `page_size` bytes at `bus_mb_s` MB/s, in ns (not rounded).
+fn transfer_ns(page_size: u32, bus_mb_s: f64) -> f64 {
+    page_size as f64 / (bus_mb_s * 1e6) * 1e9
+}
+
 impl Default for TimingParams {
     fn default() -> Self {
         TimingParams {
@@ -68,6 +129,10 @@ impl Default for TimingParams {
         }
     }
 }
+
+/// The simulated clock's limit (ns): a completion time at or past it means the clock saturated,
+/// and the run stops with an error rather than report it (`u64::MAX`, about 584 years).
+pub const CLOCK_LIMIT_NS: u64 = u64::MAX;
 
 /// Busy-until clocks of every resource, in ns.
 #[derive(Clone, Debug)]
@@ -83,14 +148,17 @@ pub struct Timeline {
     channel_of_plane: Vec<u32>,
 }
 
+/// Validated times are at most 1 s ([`MAX_OP_US`]): the cast cannot saturate.
 fn us_to_ns(us: f64) -> u64 {
+    debug_assert!((0.0..=MAX_OP_US).contains(&us), "unvalidated time {us} µs");
     (us * 1000.0).round() as u64
 }
 
 impl Timeline {
     pub fn new(p: &TimingParams, geo: &Geometry) -> Self {
         let planes = geo.planes();
-        let xfer_ns = (geo.page_size as f64 / (p.bus_mb_s * 1e6) * 1e9).round() as u64;
+        // At most MAX_TRANSFER_NS once validated (`check_transfer`): the cast cannot saturate.
+        let xfer_ns = transfer_ns(geo.page_size, p.bus_mb_s).round() as u64;
         let array_of_plane: Vec<u32> =
             (0..planes).map(|pl| if p.plane_parallel { pl } else { geo.die_of_plane(pl) }).collect();
         let arrays = if p.plane_parallel { planes } else { geo.dies() };
@@ -111,8 +179,8 @@ impl Timeline {
     pub fn read(&mut self, plane: u32, t: u64) -> u64 {
         let a = self.array_of_plane[plane as usize] as usize;
         let c = self.channel_of_plane[plane as usize] as usize;
-        let array_done = t.max(self.array_busy[a]) + self.read_ns;
-        let done = self.channels[c].book(t, array_done, self.xfer_ns) + self.xfer_ns;
+        let array_done = t.max(self.array_busy[a]).saturating_add(self.read_ns);
+        let done = self.channels[c].book(t, array_done, self.xfer_ns).saturating_add(self.xfer_ns);
         self.array_busy[a] = done;
         done
     }
@@ -122,8 +190,8 @@ impl Timeline {
     pub fn program(&mut self, plane: u32, t: u64) -> u64 {
         let a = self.array_of_plane[plane as usize] as usize;
         let c = self.channel_of_plane[plane as usize] as usize;
-        let xfer_done = self.channels[c].book(t, t, self.xfer_ns) + self.xfer_ns;
-        let done = xfer_done.max(self.array_busy[a]) + self.program_ns;
+        let xfer_done = self.channels[c].book(t, t, self.xfer_ns).saturating_add(self.xfer_ns);
+        let done = xfer_done.max(self.array_busy[a]).saturating_add(self.program_ns);
         self.array_busy[a] = done;
         done
     }
@@ -132,7 +200,7 @@ impl Timeline {
     #[inline]
     pub fn copyback(&mut self, plane: u32, t: u64) -> u64 {
         let a = self.array_of_plane[plane as usize] as usize;
-        let done = t.max(self.array_busy[a]) + self.read_ns + self.program_ns;
+        let done = t.max(self.array_busy[a]).saturating_add(self.read_ns + self.program_ns);
         self.array_busy[a] = done;
         done
     }
@@ -141,7 +209,7 @@ impl Timeline {
     #[inline]
     pub fn erase(&mut self, plane: u32, t: u64) -> u64 {
         let a = self.array_of_plane[plane as usize] as usize;
-        let done = t.max(self.array_busy[a]) + self.erase_ns;
+        let done = t.max(self.array_busy[a]).saturating_add(self.erase_ns);
         self.array_busy[a] = done;
         done
     }
@@ -179,11 +247,11 @@ impl Channel {
         }
         let mut i = self.busy.partition_point(|iv| iv.1 <= ready);
         let mut start = ready;
-        while i < self.busy.len() && self.busy[i].0 < start + len {
+        while i < self.busy.len() && self.busy[i].0 < start.saturating_add(len) {
             start = start.max(self.busy[i].1);
             i += 1;
         }
-        let end = start + len;
+        let end = start.saturating_add(len);
         // Insert at i, merging with a touching predecessor and/or successor.
         let touches_prev = i > 0 && self.busy[i - 1].1 == start;
         let touches_next = i < self.busy.len() && self.busy[i].0 == end;

@@ -22,7 +22,7 @@ use crate::error::Error;
 #[serde(deny_unknown_fields)]
 struct Params {
     /// Free segments per pool below which opening a segment for host writes first runs GC (one
-    /// victim).
+    /// victim): at least 1 (GC needs a free segment to copy into) and below the segments of a pool.
     #[serde(default = "one")]
     reserve: u32,
 }

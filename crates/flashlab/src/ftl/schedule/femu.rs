@@ -85,7 +85,7 @@ pub fn build(ctx: &ScheduleContext, params: &toml::Table) -> Result<Box<dyn GcSc
     if forced > background {
         return Err(Error::config(
             "ftl.gc_schedule_params.forced",
-            format!("{forced} exceeds background ({background}): forced GC is the lower level"),
+            format!("{forced} exceeds ftl.gc_schedule_params.background ({background}): forced GC is the lower level"),
         ));
     }
     let n = ctx.segments_per_pool as f64;

@@ -20,9 +20,11 @@ use crate::error::Error;
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Params {
-    /// GC starts when a pool has at most this many free segments (default: write streams + 1).
+    /// GC starts when a pool has at most this many free segments (default: write streams + 1);
+    /// below `high`.
     low: Option<u32>,
-    /// A GC round collects until the pool has this many free segments (default: `low` + 1).
+    /// A GC round collects until the pool has this many free segments (default: `low` + 1);
+    /// below the segments of a pool, which GC could never free.
     high: Option<u32>,
 }
 
@@ -40,6 +42,13 @@ pub(super) fn params() -> schemars::Schema {
 pub fn build(ctx: &ScheduleContext, params: &toml::Table) -> Result<Box<dyn GcSchedule>, Error> {
     let p: Params = parse_params(params)?;
     let low = p.low.unwrap_or(ctx.streams + 1);
+    if low >= ctx.segments_per_pool {
+        return Err(Error::config(
+            "ftl.gc_schedule_params.low",
+            format!("{low} must be below the {} segments of a pool", ctx.segments_per_pool),
+        ));
+    }
+    // low < segments_per_pool (a u32): low + 1 cannot overflow.
     let high = p.high.unwrap_or(low + 1);
     if low < ctx.streams + 1 {
         return Err(Error::config(

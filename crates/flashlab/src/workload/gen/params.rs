@@ -277,7 +277,7 @@ impl Parser<'_> {
             if bytes == 0 || bytes % align != 0 {
                 return Err(config(
                     "request_size",
-                    format!("size {bytes} B must be a positive multiple of the alignment ({align} B)"),
+                    format!("size {bytes} B must be a positive multiple of the alignment, workload.align ({align} B)"),
                 ));
             }
         }
@@ -327,7 +327,7 @@ impl Parser<'_> {
             Some(end) if end <= capacity => Ok(bytes),
             _ => Err(config(
                 "footprint",
-                format!("start {start} B + footprint {bytes} B exceeds the device capacity ({capacity} B)"),
+                format!("workload.start {start} B + footprint {bytes} B exceeds the device capacity ({capacity} B)"),
             )),
         }
     }

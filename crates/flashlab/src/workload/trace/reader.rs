@@ -71,7 +71,7 @@ impl Reader {
             return Ok(());
         }
         let what = match self.device {
-            Some(d) => format!("no request for device {d}"),
+            Some(d) => format!("no request for device {d} (workload.device)"),
             None => {
                 "no request: the trace is empty (or holds only headers, comments and commands that move no data)".into()
             }
@@ -103,7 +103,7 @@ impl Reader {
         let too_far = || {
             let mut at = self.source.location();
             at.field = Some("time".into());
-            Error::input(at, "timestamp is too far (> 584 years) after the first record")
+            Error::input(at, "timestamp is too far (> 584 years) after the first record, times workload.time_scale")
         };
         let delta = u64::try_from(delta).map_err(|_| too_far())?;
         if self.time_scale == 1.0 {
