@@ -146,7 +146,10 @@ impl PreconditionConfig {
         if !(self.overwrite.is_finite() && (0.0..=MAX_OVERWRITE).contains(&self.overwrite)) {
             return Err(Error::config(
                 "precondition.overwrite",
-                format!("{} is not from 0 to {MAX_OVERWRITE} (multiples of the logical capacity)", self.overwrite),
+                format!(
+                    "{} is not from 0 to {MAX_OVERWRITE} (multiples of the logical capacity)",
+                    crate::units::number(self.overwrite)
+                ),
             ));
         }
         Ok(())
@@ -457,7 +460,7 @@ impl Config {
                 if !(op.is_finite() && (0.0..=MAX_OVER_PROVISIONING).contains(&op)) {
                     return Err(Error::config(
                         "device.over_provisioning",
-                        format!("{op} is not a fraction from 0 to {MAX_OVER_PROVISIONING}"),
+                        format!("{} is not a fraction from 0 to {MAX_OVER_PROVISIONING}", crate::units::number(op)),
                     ));
                 }
                 // physical / (1 + op) <= physical, a u64: the float-to-int cast cannot saturate.

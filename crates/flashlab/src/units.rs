@@ -140,6 +140,16 @@ impl schemars::JsonSchema for ByteSize {
     }
 }
 
+/// A user's number for an error message: plain when it reads well, else in exponent form
+/// (`1e300`, not 301 digits).
+pub fn number(v: f64) -> String {
+    if v != 0.0 && v.is_finite() && !(1e-6..1e9).contains(&v.abs()) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

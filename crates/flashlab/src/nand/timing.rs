@@ -83,14 +83,17 @@ impl TimingParams {
         ];
         for (key, v) in ops {
             if !(v.is_finite() && (0.0..=MAX_OP_US).contains(&v)) {
-                return Err(crate::error::Error::config(key, format!("{v} µs is not from 0 to {MAX_OP_US} µs (1 s)")));
+                return Err(crate::error::Error::config(
+                    key,
+                    format!("{} µs is not from 0 to {MAX_OP_US} µs (1 s)", crate::units::number(v)),
+                ));
             }
         }
         let (lo, hi) = BUS_MB_S;
         if !(self.bus_mb_s.is_finite() && (lo..=hi).contains(&self.bus_mb_s)) {
             return Err(crate::error::Error::config(
                 "timing.bus_mb_s",
-                format!("{} MB/s is not from {lo} to {hi} MB/s", self.bus_mb_s),
+                format!("{} MB/s is not from {lo} to {hi} MB/s", crate::units::number(self.bus_mb_s)),
             ));
         }
         Ok(())
