@@ -12,7 +12,8 @@
 //!
 //! What the harness forces, and why (so a case stays cheap, not to hide a failure):
 //! - `sim.memory_limit` ≤ [`MEMORY_CAP`] (≤ [`CHECK_MEMORY_CAP`] with `sim.check`, which costs
-//!   O(device) per page operation): a valid case simulates a small device. A generated limit
+//!   O(device) per page operation, and which only [`CHECK_KEPT`] of the cases drawing it keep):
+//!   a valid case simulates a small device. A generated limit
 //!   below the cap is kept, and so is, half the time, a malformed one (to test its error).
 //! - the run is bounded by [`crate::Bounded`]: ≤ ~16 k measured requests and ≤ ~65 k
 //!   preconditioning page writes per phase, then `Error::Interrupted` (counted as accepted).
@@ -28,8 +29,12 @@ use flashlab::reference::{self, Key, ParamTable};
 
 /// Largest `sim.memory_limit` a case runs with: 64 MiB (about 8 M physical pages).
 pub const MEMORY_CAP: u64 = 64 << 20;
-/// Largest `sim.memory_limit` with `sim.check` on: 1 MiB.
-pub const CHECK_MEMORY_CAP: u64 = 1 << 20;
+/// Largest `sim.memory_limit` with `sim.check` on: 64 KiB (a few thousand pages; check mode
+/// validates the whole device after every page operation).
+pub const CHECK_MEMORY_CAP: u64 = 64 << 10;
+/// Share of the cases that draw `sim.check = true` and keep it (the rest turn it off): check
+/// mode costs O(device) per page operation, so it is drawn less often than other keys.
+pub const CHECK_KEPT: f64 = 0.25;
 /// The source name errors carry.
 pub const SOURCE: &str = "fuzz.toml";
 
@@ -240,9 +245,13 @@ fn params(rng: &mut Rng, table: &mut toml::Table, wild: bool) {
     }
 }
 
-/// `sim.memory_limit` at most the cap (see the module comment).
+/// `sim.memory_limit` at most the cap (see the module comment); `sim.check` thinned out.
 fn force_memory_limit(rng: &mut Rng, table: &mut toml::Table) {
-    let check = matches!(get(table, "sim.check"), Some(toml::Value::Boolean(true)));
+    let mut check = matches!(get(table, "sim.check"), Some(toml::Value::Boolean(true)));
+    if check && !rng.random_bool(CHECK_KEPT) {
+        set(table, "sim.check", toml::Value::Boolean(false));
+        check = false;
+    }
     let cap = if check { CHECK_MEMORY_CAP } else { MEMORY_CAP };
     let given = match get(table, "sim.memory_limit") {
         Some(toml::Value::Integer(n)) => Some(u64::try_from(*n).ok()),

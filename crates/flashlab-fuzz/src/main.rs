@@ -366,11 +366,24 @@ fn print_report(target: &Target, seed: u64, r: &Report, secs: f64) {
             indent(&f.repro)
         );
     }
-    for (i, status, repro) in r.aborts.iter().take(10) {
-        println!("  ABORT case {i} (--target {} --seed {seed} --case {i}): {status}\n{}", target.name(), indent(repro));
+    // Aborts and unlocated errors: the first few, inputs cut (replay with --case for all of it).
+    for (i, status, repro) in r.aborts.iter().take(5) {
+        println!(
+            "  ABORT case {i} (--target {} --seed {seed} --case {i}): {status}\n{}",
+            target.name(),
+            indent(&cut(repro))
+        );
     }
     for (i, msg, repro) in r.unlocated.iter().take(5) {
-        println!("  UNLOCATED ERROR case {i}: {msg}\n{}", indent(repro));
+        println!("  UNLOCATED ERROR case {i}: {msg}\n{}", indent(&cut(repro)));
+    }
+}
+
+/// At most 1,000 characters of a reproducer.
+fn cut(text: &str) -> String {
+    match text.char_indices().nth(1000) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_string(),
     }
 }
 
