@@ -6,6 +6,9 @@
 //! is decompressed whatever its name (so a renamed `.gz` still reads), and a name that promises a
 //! compression the content lacks is an error rather than a guess. Decoders are streaming
 //! (`MultiGzDecoder`, `MultiBzDecoder`, zstd's multi-frame reader); nothing is loaded whole.
+//! Corrupt or cut compressed data is an input error at the line (record) being read that names
+//! the codec and the compressed and decompressed byte offsets where decoding failed; an error
+//! reading the file itself stays an I/O error.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
