@@ -6,11 +6,14 @@
 //! is decompressed whatever its name (so a renamed `.gz` still reads), and a name that promises a
 //! compression the content lacks is an error rather than a guess. Decoders are streaming
 //! (`MultiGzDecoder`, `MultiBzDecoder`, zstd's multi-frame reader); nothing is loaded whole.
+//! Corrupt or cut compressed data is an input error at the line (record) being read that names
+//! the codec and the compressed and decompressed byte offsets where decoding failed; an error
+//! reading the file itself stays an I/O error.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use super::at_file;
@@ -132,15 +135,111 @@ fn decode(name: &str, raw: Box<dyn Read + Send>, by_name: Option<Codec>) -> Resu
             return Err(Error::input(at_file(name), msg));
         }
     }
-    Ok(match by_magic {
-        None => Box::new(buf),
-        Some(Codec::Gzip) => Box::new(BufReader::with_capacity(BUF_BYTES, flate2::bufread::MultiGzDecoder::new(buf))),
-        Some(Codec::Bzip2) => Box::new(BufReader::with_capacity(BUF_BYTES, bzip2::bufread::MultiBzDecoder::new(buf))),
-        Some(Codec::Zstd) => {
-            let dec = zstd::stream::read::Decoder::with_buffer(buf).map_err(|e| Error::io(name, e))?;
-            Box::new(BufReader::with_capacity(BUF_BYTES, dec))
+    let Some(codec) = by_magic else { return Ok(Box::new(buf)) };
+    let tap = Tap { inner: buf, consumed: 0, failed: false, shared: Arc::default() };
+    let shared = tap.shared.clone();
+    let decoder: Box<dyn Read + Send> = match codec {
+        Codec::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(tap)),
+        Codec::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(tap)),
+        Codec::Zstd => Box::new(
+            zstd::stream::read::Decoder::with_buffer(tap)
+                .map_err(|e| Error::input(at_file(name), format!("cannot start the zstd decoder: {e}")))?,
+        ),
+    };
+    let decoded = Decoded { inner: decoder, codec, produced: 0, shared };
+    Ok(Box::new(BufReader::with_capacity(BUF_BYTES, decoded)))
+}
+
+/// What the compressed side of a decoder reports to the decompressed side: compressed bytes
+/// consumed so far, and whether reading the compressed stream itself failed (a disk error, not
+/// corrupt data).
+#[derive(Default)]
+struct TapState {
+    consumed: AtomicU64,
+    failed: AtomicBool,
+}
+
+/// The compressed stream under a decoder: counts the bytes the decoder consumes and notes a
+/// read failure, so a decoding error can say where it happened and what it was.
+struct Tap<B> {
+    inner: B,
+    consumed: u64,
+    failed: bool,
+    shared: Arc<TapState>,
+}
+
+impl<B> Tap<B> {
+    fn note<T>(&mut self, r: std::io::Result<T>) -> std::io::Result<T> {
+        if r.is_err() && !self.failed {
+            self.failed = true;
+            self.shared.failed.store(true, Ordering::Relaxed);
         }
-    })
+        r
+    }
+}
+
+impl<B: BufRead> Read for Tap<B> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let r = self.inner.read(out);
+        let n = self.note(r)?;
+        self.consume_count(n);
+        Ok(n)
+    }
+}
+
+impl<B: BufRead> BufRead for Tap<B> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        // Two steps so the borrow of `inner` ends before the failure is noted.
+        if let Err(e) = self.inner.fill_buf() {
+            return self.note(Err(e));
+        }
+        self.inner.fill_buf()
+    }
+    fn consume(&mut self, n: usize) {
+        self.inner.consume(n);
+        self.consume_count(n);
+    }
+}
+
+impl<B> Tap<B> {
+    fn consume_count(&mut self, n: usize) {
+        self.consumed += n as u64;
+        self.shared.consumed.store(self.consumed, Ordering::Relaxed);
+    }
+}
+
+/// A decoder's output: counts decompressed bytes and turns a decoding error into
+/// [`ErrorKind::InvalidData`](std::io::ErrorKind::InvalidData) naming the codec and the
+/// compressed and decompressed byte offsets (the line reader adds file and line). An error of
+/// the compressed stream itself passes through unchanged.
+struct Decoded<R> {
+    inner: R,
+    codec: Codec,
+    produced: u64,
+    shared: Arc<TapState>,
+}
+
+impl<R: Read> Read for Decoded<R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        match self.inner.read(out) {
+            Ok(n) => {
+                self.produced += n as u64;
+                Ok(n)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted || self.shared.failed.load(Ordering::Relaxed) => {
+                Err(e)
+            }
+            Err(e) => Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "corrupt {} data near compressed byte {} (decompressed byte {}): {e}",
+                    self.codec.label(),
+                    self.shared.consumed.load(Ordering::Relaxed),
+                    self.produced
+                ),
+            )),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -171,5 +270,37 @@ mod tests {
         let err = decode("t.gz", Box::new(&b"plain text\n"[..]), Some(Codec::Gzip)).err();
         let msg = err.map(|e| e.to_string()).unwrap_or_default();
         assert!(msg.contains("t.gz") && msg.contains("gzip"), "{msg}");
+    }
+
+    /// Issue 21: a corrupt zstd trace said only `Data corruption detected`.
+    #[test]
+    fn corrupt_compressed_data_names_codec_and_offsets() {
+        let text: String = (0..2000).map(|i| format!("{i},w,{}\n", i * 4096)).collect();
+        let gz = {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+            std::io::Write::write_all(&mut e, text.as_bytes()).map(|_| e.finish()).and_then(|r| r).unwrap_or_default()
+        };
+        for (codec, mut bytes) in [("zstd", zstd::encode_all(text.as_bytes(), 3).unwrap_or_default()), ("gzip", gz)] {
+            let mid = bytes.len() / 2;
+            bytes[mid..mid + 8].iter_mut().for_each(|b| *b ^= 0x5a);
+            let input = Input::from_stream("t.bin", Box::new(std::io::Cursor::new(bytes)));
+            let mut lines = super::super::lines::Lines::new(
+                "t.bin".into(),
+                input.map(|i| i.reader).unwrap_or_else(|_| Box::new(&b""[..])),
+            );
+            let err = loop {
+                match lines.advance() {
+                    Ok(true) => continue,
+                    Ok(false) => break None,
+                    Err(e) => break Some(e.to_string()),
+                }
+            };
+            let msg = err.unwrap_or_default();
+            assert!(msg.starts_with("t.bin:"), "{codec}: {msg}");
+            assert!(
+                msg.contains(codec) && msg.contains("compressed byte") && msg.contains("decompressed byte"),
+                "{codec}: {msg}"
+            );
+        }
     }
 }
