@@ -318,6 +318,48 @@ fn a_trace_beyond_capacity_is_an_error_naming_the_line_unless_wrapped() {
     assert!(o.status.success(), "{}", text(&o));
 }
 
+/// A request longer than the whole device cannot be wrapped or remapped: an error naming the
+/// line and `size` under every policy (under `wrap` it once wrote 2^51 pages, for hours).
+#[test]
+fn a_request_longer_than_the_device_is_an_error_under_every_out_of_range_policy() {
+    let dir = tmp("too-long");
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("long.spc");
+    std::fs::write(&f, "0,0,4096,W,0.1\n0,8,9223372036854775807,W,0.5\n").unwrap();
+    let path = format!("workload.path={}", f.display());
+    for policy in ["error", "wrap", "compact"] {
+        let range = format!("host.out_of_range=\"{policy}\"");
+        let out = dir.join(policy);
+        let o = flashlab(&[
+            "run",
+            "configs/trace.toml",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+            "--set",
+            &path,
+            "--set",
+            "workload.format=\"spc\"",
+            "--set",
+            &range,
+            "--set",
+            "device.logical_capacity=\"1GiB\"",
+            "--set",
+            "device.blocks_per_plane=32",
+            "--set",
+            "precondition.fill=false",
+            "--set",
+            "precondition.overwrite=0.0",
+        ]);
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{policy}: {t}");
+        assert!(
+            t.contains("long.spc:2") && t.contains("field `size`") && t.contains("longer than the logical capacity"),
+            "{policy}: {t}"
+        );
+    }
+}
+
 #[test]
 fn a_malformed_trace_line_is_an_error_naming_file_line_and_field() {
     let dir = tmp("bad-trace");

@@ -619,6 +619,17 @@ impl Measure {
         if req.len == 0 {
             return Err(Error::input(at().with_field("size"), "request of 0 bytes"));
         }
+        // Wrapping or remapping moves a request's start, not its length: one longer than the
+        // device would write more pages than the device holds (and once took hours doing so).
+        if req.len > self.capacity {
+            return Err(Error::input(
+                at().with_field("size"),
+                format!(
+                    "request of {} bytes is longer than the logical capacity of {} bytes: no out_of_range policy can place it",
+                    req.len, self.capacity
+                ),
+            ));
+        }
         let end = req.offset.checked_add(req.len);
         if end.is_some_and(|e| e <= self.capacity) || (policy == OutOfRange::Compact && end.is_some()) {
             return Ok(());
