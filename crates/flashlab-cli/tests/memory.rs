@@ -53,7 +53,10 @@ mode = "accounting"
 "#;
 
 fn base_config() -> PathBuf {
-    let path = std::env::temp_dir().join(format!("flashlab-memory-{}.toml", std::process::id()));
+    // One file per call: the tests run in parallel threads, and each removes its own.
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = std::env::temp_dir().join(format!("flashlab-memory-{}-{n}.toml", std::process::id()));
     std::fs::write(&path, BASE).expect("write the test config");
     path
 }
@@ -132,7 +135,7 @@ fn the_estimate_bounds_every_buffer_over_the_page_mapping() {
 
 #[test]
 fn the_estimate_bounds_each_option_and_all_together() {
-    let deep = vec!["sim.mode=\"timing\"", "host.arrival=\"closed\"", "host.queue_depth=4294967295"];
+    let deep = vec!["sim.mode=\"timing\"", "host.arrival=\"closed\"", "host.queue_depth=65536"];
     let mut all = vec![
         "sim.verify=true",
         "sim.track_frozen=true",
@@ -163,6 +166,8 @@ fn a_wadpm_table_too_large_for_its_indices_is_a_config_error() {
         "default",
         "--dry-run",
         "--set",
+        "sim.mode=\"accounting\"",
+        "--set",
         "ftl.mapping=\"wadpm\"",
         "--set",
         "ftl.striping=\"full\"",
@@ -185,24 +190,34 @@ fn a_wadpm_table_too_large_for_its_indices_is_a_config_error() {
 }
 
 /// A queue depth of 2^32 - 1 reserved 32 GiB for the closed-loop queue before the first
-/// request (an abort); the queue grows by need.
+/// request (an abort). It is now refused by the key's bound (`tests/bounds.rs` holds every key
+/// to one), and the queue grows by need: the largest depth allowed runs in a small footprint.
 #[test]
-fn a_huge_queue_depth_allocates_only_what_is_outstanding() {
+fn a_huge_queue_depth_is_refused_and_the_largest_allocates_only_what_is_outstanding() {
     let out = std::env::temp_dir().join(format!("flashlab-memory-qd-{}", std::process::id()));
-    let o = flashlab(&[
-        "run",
-        "default",
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-        "--set",
-        "host.queue_depth=4294967295",
-        "--set",
-        "device.blocks_per_plane=64",
-        "--set",
-        "workload.volume_ratio=0.5",
-    ]);
-    let _ = std::fs::remove_dir_all(&out);
+    let run = |depth: &str| {
+        let depth = format!("host.queue_depth={depth}");
+        let o = flashlab(&[
+            "run",
+            "default",
+            "--quiet",
+            "--force",
+            "--out",
+            out.to_str().unwrap(),
+            "--set",
+            &depth,
+            "--set",
+            "device.blocks_per_plane=64",
+            "--set",
+            "workload.volume_ratio=0.5",
+        ]);
+        let _ = std::fs::remove_dir_all(&out);
+        o
+    };
+    let o = run("4294967295");
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("host.queue_depth"), "{}", text(&o));
+    let o = run("65536");
     assert!(o.status.success(), "{}", text(&o));
 }
 
