@@ -77,7 +77,8 @@ pub enum MultiVictim {
 #[derive(Clone, Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
-    /// Utilization above which a segment is passed over (fraction of its pages valid).
+    /// Utilization above which a segment is passed over (fraction of its pages valid), in
+    /// (0, 1): at 1 a fully valid segment would pass, and collecting it frees nothing.
     #[serde(default = "d_threshold")]
     pub threshold: f64,
     /// Most recently sealed fraction of segments that are never victims.
@@ -112,8 +113,16 @@ pub fn build_2rpp(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPol
 
 fn parse(params: &toml::Table) -> Result<Params, Error> {
     let p: Params = crate::registry::parse_params("ftl.gc_params", params)?;
-    if !(p.threshold > 0.0 && p.threshold <= 1.0) {
-        return Err(Error::config("ftl.gc_params.threshold", format!("{} is not a fraction in (0, 1]", p.threshold)));
+    // Below 1, floor(threshold × pages) < pages: a victim found by the threshold rule frees at
+    // least one page (at 1, 2R's scan could take fully valid segments round after round).
+    if !(p.threshold > 0.0 && p.threshold < 1.0) {
+        return Err(Error::config(
+            "ftl.gc_params.threshold",
+            format!(
+                "{} is not a fraction in (0, 1) (at 1 a fully valid segment would pass, freeing nothing)",
+                p.threshold
+            ),
+        ));
     }
     if !(0.0..1.0).contains(&p.window) {
         return Err(Error::config("ftl.gc_params.window", format!("{} is not a fraction in [0, 1)", p.window)));
@@ -727,6 +736,9 @@ mod tests {
     fn bad_parameters_are_rejected() {
         for (text, key) in [
             ("threshold = 0.0", "threshold"),
+            // Found by the config fuzz target: at 1.0, 2r++ on tpcc-like kept choosing fully
+            // valid victims until the mechanism's livelock guard panicked.
+            ("threshold = 1.0", "threshold"),
             ("window = 1.0", "window"),
             ("windw = 0.1", "windw"),
             ("fallback = \"lifo\"", "fallback"),
