@@ -158,6 +158,16 @@ impl Device {
         (offset >> self.page_shift, (offset + len - 1) >> self.page_shift)
     }
 
+    /// A hint that a request covering `[offset, offset + len)` comes soon: the FTL may start
+    /// fetching its first page's mapping ([`Ftl::prefetch`]). Changes nothing.
+    #[inline]
+    pub fn prefetch(&self, offset: u64, len: u64) {
+        let (first, _) = self.page_span(offset, len);
+        if self.remap.is_none() && first < self.logical_pages {
+            self.ftl.prefetch(Lpn(first));
+        }
+    }
+
     #[inline]
     pub fn logical_pages(&self) -> u64 {
         self.logical_pages

@@ -11,6 +11,7 @@ pub mod device;
 pub mod error;
 pub mod fastmap;
 pub mod ftl;
+pub mod hint;
 pub mod host;
 pub mod memory;
 pub mod nand;

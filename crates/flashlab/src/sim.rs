@@ -560,43 +560,76 @@ impl Measure {
         let mut now = 0u64;
         let timing = cfg.sim.mode == Mode::Timing;
         let base_writes = self.base_ftl.host_writes;
-        while let Some(mut req) = wl.next_request()? {
-            self.check_range(&mut req, cfg.host.out_of_range, wl)?;
-            let issue = if open_loop {
-                req.time_ns
-            } else {
-                if slots.len() >= qd {
-                    let Reverse(t) = slots.pop().expect("queue is full so not empty");
-                    now = now.max(t);
-                }
-                now
-            };
-            let Nanos(done) = host.submit(&req, Nanos(issue), dev)?;
-            dev.end_request(Nanos(issue))?;
-            check_clock(done)?;
-            if !open_loop && timing {
-                slots.push(Reverse(done));
-            }
-            let (first, last) = dev.page_span(req.offset, req.len);
-            self.account(&req, issue, done, last - first + 1);
-            if let Some(rd) = self.reuse.as_mut().filter(|_| req.op != Op::Trim) {
-                (first..=last).for_each(|lpn| rd.access(lpn));
-            }
-            if self.series.due(dev.ftl.counters().host_writes - base_writes) {
-                let s = self.sample(dev);
-                self.series.record(s);
-            }
-            if self.host.requests & 0x3FFF == 0 {
-                if let Some((d, _)) = wl.progress() {
-                    progress.update(d);
-                }
-                if progress.cancelled() {
-                    return Err(Error::Interrupted);
+        // Requests are read (and range-checked) in batches, and the device is told each one's
+        // first page as it is read, so its mapping is on its way to the cache by the time the
+        // request is served. An error met while reading a batch is returned after the requests
+        // before it are served, so errors come in the order they would one request at a time.
+        const BATCH: usize = 16;
+        let mut batch: Vec<Request> = Vec::with_capacity(BATCH);
+        let mut pending: Option<Error> = None;
+        let mut ended = false;
+        while !ended {
+            batch.clear();
+            while batch.len() < BATCH {
+                match wl.next_request() {
+                    Ok(Some(mut req)) => {
+                        if let Err(e) = self.check_range(&mut req, cfg.host.out_of_range, wl) {
+                            pending = Some(e);
+                            break;
+                        }
+                        dev.prefetch(req.offset, req.len);
+                        batch.push(req);
+                    }
+                    Ok(None) => {
+                        ended = true;
+                        break;
+                    }
+                    Err(e) => {
+                        pending = Some(e);
+                        break;
+                    }
                 }
             }
-            self.exposure.record(self.host.requests, dev.buffer.exposed());
-            if cfg.sim.crash_at == Some(self.host.requests) {
-                return Ok(true);
+            for &req in &batch {
+                let issue = if open_loop {
+                    req.time_ns
+                } else {
+                    if slots.len() >= qd {
+                        let Reverse(t) = slots.pop().expect("queue is full so not empty");
+                        now = now.max(t);
+                    }
+                    now
+                };
+                let Nanos(done) = host.submit(&req, Nanos(issue), dev)?;
+                dev.end_request(Nanos(issue))?;
+                check_clock(done)?;
+                if !open_loop && timing {
+                    slots.push(Reverse(done));
+                }
+                let (first, last) = dev.page_span(req.offset, req.len);
+                self.account(&req, issue, done, last - first + 1);
+                if let Some(rd) = self.reuse.as_mut().filter(|_| req.op != Op::Trim) {
+                    (first..=last).for_each(|lpn| rd.access(lpn));
+                }
+                if self.series.due(dev.ftl.counters().host_writes - base_writes) {
+                    let s = self.sample(dev);
+                    self.series.record(s);
+                }
+                if self.host.requests & 0x3FFF == 0 {
+                    if let Some((d, _)) = wl.progress() {
+                        progress.update(d);
+                    }
+                    if progress.cancelled() {
+                        return Err(Error::Interrupted);
+                    }
+                }
+                self.exposure.record(self.host.requests, dev.buffer.exposed());
+                if cfg.sim.crash_at == Some(self.host.requests) {
+                    return Ok(true);
+                }
+            }
+            if let Some(e) = pending.take() {
+                return Err(e);
             }
         }
         if let Some(n) = cfg.sim.crash_at {

@@ -82,6 +82,22 @@ impl Segments {
         Some(seg * self.layout.pages_per_segment + off)
     }
 
+    /// Up to `want` consecutive pages of the open segment of (stream, pool): its first page and
+    /// how many (at least 1, at most what the segment has left); `None` if no segment is open.
+    #[inline]
+    pub fn frontier_run(&mut self, stream: usize, pool: u32, want: u32) -> Option<(u32, u32)> {
+        let f = stream * self.layout.pools as usize + pool as usize;
+        let seg = self.open_seg[f];
+        if seg == NIL || want == 0 {
+            return None;
+        }
+        let off = self.open_off[f];
+        let n = want.min(self.layout.pages_per_segment - off);
+        debug_assert!(n > 0);
+        self.open_off[f] = off + n;
+        Some((seg * self.layout.pages_per_segment + off, n))
+    }
+
     /// Was `ppn` the last page of its segment? (Then the caller seals it after programming.)
     #[inline]
     pub fn is_last_page(&self, ppn: u32) -> bool {

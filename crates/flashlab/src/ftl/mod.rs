@@ -201,6 +201,9 @@ pub trait Ftl: Send + Sync + dyn_clone::DynClone {
     fn fill_sequential(&mut self, _first_tag: u32) -> Result<bool, Error> {
         Ok(false)
     }
+    /// A hint that `lpn` will be read or written soon: start bringing what its lookup touches
+    /// into the cache ([`crate::hint`]). Changes nothing. Default: nothing to do.
+    fn prefetch(&self, _lpn: Lpn) {}
     /// Physical page holding `lpn`'s current data, if it has one (tests compare mappings).
     fn mapped_ppn(&self, lpn: Lpn) -> Option<Ppn>;
     /// Physical pages the FTL keeps from holding data in steady state: the GC schedule's

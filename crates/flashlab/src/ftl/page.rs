@@ -59,6 +59,9 @@ pub struct PageFtl<M = Resident> {
     /// What the table costs and whether it fixes placement: [`Resident`] for `page`; a
     /// cached table for DFTL and WADPM.
     table: M,
+    /// GC's lists of a victim's valid pages and their logical pages (reused).
+    gc_srcs: Vec<u32>,
+    gc_lpns: Vec<u32>,
 }
 
 /// Sealed segments per pool holding at most `max_valid` valid pages (kept exactly, O(1) per
@@ -91,6 +94,7 @@ pub fn memory(spec: &FtlSpec, est: &mut crate::memory::Estimate) -> Result<(), E
     let per_segment = 4 + std::mem::size_of::<gc::SegState>() as u64 + 1 + 8 + 2 * 4 + 24;
     est.add("per-block state", segments.saturating_mul(per_segment));
     est.add("per-block state", bitmap_bytes(spec.logical_pages));
+    est.add("per-block state", 2 * vec_bytes::<u32>(layout.pages_per_segment as u64));
     Nand::memory(layout, spec.verify, spec.timing.is_some(), est);
     Ok(())
 }
@@ -122,8 +126,8 @@ impl<M: MapTable> PageFtl<M> {
         let cold_stream: Vec<bool> = (0..streams).map(|s| policy.is_cold_stream(s)).collect();
         let tracks_cold = cold_stream.iter().any(|&c| c);
         Ok(PageFtl {
-            l2p: vec![UNMAPPED; spec.logical_pages as usize],
-            valid_bits: vec![0; (layout.total_pages() as usize).div_ceil(64)],
+            l2p: crate::hint::table(spec.logical_pages as usize, UNMAPPED),
+            valid_bits: crate::hint::table((layout.total_pages() as usize).div_ceil(64), 0),
             segs: Segments::new(layout, streams),
             nand: Nand::new(layout, spec.verify, spec.timing),
             policy,
@@ -146,6 +150,8 @@ impl<M: MapTable> PageFtl<M> {
             moved_into_cold: 0,
             returned: 0,
             table,
+            gc_srcs: Vec::with_capacity(layout.pages_per_segment as usize),
+            gc_lpns: Vec::with_capacity(layout.pages_per_segment as usize),
         })
     }
 
@@ -236,15 +242,20 @@ impl<M: MapTable> PageFtl<M> {
         self.segs.valid[seg as usize] += 1;
         self.pool_valid[self.segs.layout.pool_of(seg) as usize] += 1;
         if self.segs.is_last_page(ppn) {
-            let seg = self.segs.seal(ppn, self.counters.host_writes);
-            if let Some(g) = &mut self.gate {
-                if self.segs.valid[seg as usize] <= g.max_valid {
-                    g.count[self.segs.layout.pool_of(seg) as usize] += 1;
-                }
-            }
-            let view = self.segs.view(self.counters.host_writes);
-            self.policy.on_seal(&view, seg);
+            self.seal(ppn);
         }
+    }
+
+    /// `ppn`, just programmed, was the last page of its segment: seal it.
+    fn seal(&mut self, ppn: u32) {
+        let seg = self.segs.seal(ppn, self.counters.host_writes);
+        if let Some(g) = &mut self.gate {
+            if self.segs.valid[seg as usize] <= g.max_valid {
+                g.count[self.segs.layout.pool_of(seg) as usize] += 1;
+            }
+        }
+        let view = self.segs.view(self.counters.host_writes);
+        self.policy.on_seal(&view, seg);
     }
 
     #[inline]
@@ -388,19 +399,23 @@ impl<M: MapTable> PageFtl<M> {
         let stream = self.policy.gc_stream(&view, victim);
         let (first, end) = (victim * pps, victim * pps + pps);
         let mut done = t_ns;
-        // Walk the victim's valid bits a word at a time: invalid pages cost nothing.
-        let mut word_start = first & !63;
-        while word_start < end {
-            let mut bits = self.valid_bits[word_start as usize / 64];
-            while bits != 0 {
-                let ppn = word_start + bits.trailing_zeros();
-                bits &= bits - 1;
-                if ppn < first || ppn >= end {
-                    continue;
+        if self.nand.timing() {
+            // Walk the victim's valid bits a word at a time: invalid pages cost nothing.
+            let mut word_start = first & !63;
+            while word_start < end {
+                let mut bits = self.valid_bits[word_start as usize / 64];
+                while bits != 0 {
+                    let ppn = word_start + bits.trailing_zeros();
+                    bits &= bits - 1;
+                    if ppn < first || ppn >= end {
+                        continue;
+                    }
+                    done = done.max(self.move_valid(ppn, victim, stream, pool, t_ns)?);
                 }
-                done = done.max(self.move_valid(ppn, victim, stream, pool, t_ns)?);
+                word_start += 64;
             }
-            word_start += 64;
+        } else {
+            self.move_runs(victim, stream, pool)?;
         }
         assert_eq!(self.segs.valid[victim as usize], 0, "victim {victim} still has valid pages after collection");
         self.table.victim_done(done, self.nand.timeline_mut());
@@ -408,6 +423,75 @@ impl<M: MapTable> PageFtl<M> {
         self.segs.release(victim);
         self.policy.on_erase(victim);
         self.counters.gc_victims += 1;
+        Ok(())
+    }
+
+    /// Accounting mode: move the valid pages of `victim` as [`PageFtl::move_valid`] does one by
+    /// one, in the same order and to the same pages, with the same state at every seal (the only
+    /// point a policy looks), but in runs: the victim's valid pages and their logical pages are
+    /// listed once, then copied to the frontier one open-segment stretch at a time, with the
+    /// counters updated once per stretch and the L2P entries asked for ahead of their writes.
+    fn move_runs(&mut self, victim: u32, stream: usize, pool: u32) -> Result<(), Error> {
+        const AHEAD: usize = 8;
+        let pps = self.segs.layout.pages_per_segment;
+        let (first, end) = (victim * pps, victim * pps + pps);
+        let mut srcs = std::mem::take(&mut self.gc_srcs);
+        let mut lpns = std::mem::take(&mut self.gc_lpns);
+        srcs.clear();
+        lpns.clear();
+        set_bits_in(&self.valid_bits, first, end, &mut srcs);
+        self.nand.oob_lpns(&srcs, &mut lpns);
+        for &lpn in lpns.iter().take(AHEAD) {
+            crate::hint::prefetch(&self.l2p, lpn as usize);
+        }
+        let from = self.segs.stream[victim as usize] as usize;
+        let into_cold = self.cold_stream[stream] && !self.cold_stream[from];
+        let mut k = 0;
+        while k < srcs.len() {
+            let want = (srcs.len() - k) as u32;
+            let (dst, n) = match self.segs.frontier_run(stream, pool, want) {
+                Some(run) => run,
+                None => {
+                    // As `take_page` does inside GC: open the next free segment, or fail.
+                    if self.segs.open_next(stream, pool).is_none() {
+                        return Err(Error::DeviceFull(format!(
+                            "pool {pool} has no free segment left for stream {stream}"
+                        )));
+                    }
+                    continue;
+                }
+            };
+            let run = k..k + n as usize;
+            self.nand.move_run(&srcs[run.clone()], &lpns[run.clone()], dst);
+            let ahead = lpns.get(k + AHEAD..).unwrap_or_default();
+            for (i, &lpn) in lpns[run].iter().enumerate() {
+                if let Some(&next) = ahead.get(i) {
+                    crate::hint::prefetch(&self.l2p, next as usize);
+                }
+                self.l2p[lpn as usize] = dst + i as u32;
+                self.table.moved(lpn as u64);
+                if into_cold {
+                    self.in_cold[lpn as usize / 64] |= 1 << (lpn % 64);
+                }
+            }
+            set_bits(&mut self.valid_bits, dst, dst + n);
+            let moved = n as u64;
+            self.segs.valid[victim as usize] -= n;
+            self.segs.valid[self.segs.layout.segment_of(dst) as usize] += n;
+            self.counters.gc_copies += moved;
+            self.flows[from * self.cold_stream.len() + stream] += moved;
+            if into_cold {
+                self.moved_into_cold += moved;
+            }
+            let last = dst + n - 1;
+            if self.segs.is_last_page(last) {
+                self.seal(last);
+            }
+            k += n as usize;
+        }
+        clear_bits(&mut self.valid_bits, first, end);
+        self.gc_srcs = srcs;
+        self.gc_lpns = lpns;
         Ok(())
     }
 
@@ -513,6 +597,40 @@ impl<M: MapTable> PageFtl<M> {
     }
 }
 
+/// Mask of the bits of word `w` (bits `64w .. 64w + 64`) inside `[from, to)`.
+#[inline]
+fn word_mask(w: u32, from: u32, to: u32) -> u64 {
+    let lo = from.saturating_sub(w * 64).min(64);
+    let hi = (to - w * 64).min(64);
+    let upto = |b: u32| if b >= 64 { u64::MAX } else { (1u64 << b) - 1 };
+    upto(hi) & !upto(lo)
+}
+
+/// Append the set bits of `words` in `[from, to)`, in increasing order, to `out`.
+fn set_bits_in(words: &[u64], from: u32, to: u32, out: &mut Vec<u32>) {
+    for w in from / 64..to.div_ceil(64) {
+        let mut bits = words[w as usize] & word_mask(w, from, to);
+        while bits != 0 {
+            out.push(w * 64 + bits.trailing_zeros());
+            bits &= bits - 1;
+        }
+    }
+}
+
+/// Set the bits `[from, to)` of `words`.
+fn set_bits(words: &mut [u64], from: u32, to: u32) {
+    for w in from / 64..to.div_ceil(64) {
+        words[w as usize] |= word_mask(w, from, to);
+    }
+}
+
+/// Clear the bits `[from, to)` of `words`.
+fn clear_bits(words: &mut [u64], from: u32, to: u32) {
+    for w in from / 64..to.div_ceil(64) {
+        words[w as usize] &= !word_mask(w, from, to);
+    }
+}
+
 /// The spare space must hold the schedule's reserve plus every open frontier, with at least one
 /// segment per pool left over for invalid pages to accumulate in.
 fn check_spare(spec: &FtlSpec, streams: usize, reserve: u32) -> Result<(), Error> {
@@ -589,6 +707,11 @@ impl<M: MapTable> Ftl for PageFtl<M> {
         }
         self.fill_direct(first_tag)?;
         Ok(true)
+    }
+
+    #[inline]
+    fn prefetch(&self, lpn: Lpn) {
+        crate::hint::prefetch(&self.l2p, lpn.index());
     }
 
     fn mapped_ppn(&self, lpn: Lpn) -> Option<Ppn> {
@@ -800,6 +923,31 @@ mod tests {
             .map(|s| pps - f.segs.valid[s as usize])
             .max()
             .unwrap_or(0)
+    }
+
+    #[test]
+    fn bit_ranges_match_a_bit_by_bit_walk() {
+        let mut words = vec![0u64; 5];
+        let mut seed = 0x1234_5678_9abc_def0u64;
+        for w in words.iter_mut() {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            *w = seed;
+        }
+        let bit = |words: &[u64], b: u32| words[b as usize / 64] >> (b % 64) & 1 == 1;
+        for (from, to) in [(0, 320), (3, 5), (63, 65), (64, 128), (70, 70), (1, 319), (100, 257)] {
+            let mut got = Vec::new();
+            set_bits_in(&words, from, to, &mut got);
+            let want: Vec<u32> = (from..to).filter(|&b| bit(&words, b)).collect();
+            assert_eq!(got, want, "[{from}, {to})");
+            let (mut set, mut clear) = (words.clone(), words.clone());
+            set_bits(&mut set, from, to);
+            clear_bits(&mut clear, from, to);
+            for b in 0..320 {
+                let inside = (from..to).contains(&b);
+                assert_eq!(bit(&set, b), inside || bit(&words, b), "set [{from}, {to}) bit {b}");
+                assert_eq!(bit(&clear, b), !inside && bit(&words, b), "clear [{from}, {to}) bit {b}");
+            }
+        }
     }
 
     #[test]

@@ -84,8 +84,8 @@ impl Nand {
             layout,
             next_page: vec![0; blocks],
             erase_count: vec![0; blocks],
-            oob_lpn: vec![NO_LPN; pages],
-            oob_tag: verify.then(|| vec![0; pages]),
+            oob_lpn: crate::hint::table(pages, NO_LPN),
+            oob_tag: verify.then(|| crate::hint::table(pages, 0)),
             timeline: timing.map(|t| Timeline::new(t, &layout.geo)),
             counters: NandCounters::default(),
         }
@@ -193,6 +193,47 @@ impl Nand {
         } else {
             let t = self.read_raw(src, t_ns);
             self.program_raw(dst, lpn, tag, t)
+        }
+    }
+
+    /// The logical pages stored at `srcs`, per their OOB, appended to `out` (GC lists a victim's
+    /// valid pages once, then moves them in runs).
+    pub fn oob_lpns(&self, srcs: &[u32], out: &mut Vec<u32>) {
+        out.extend(srcs.iter().map(|&p| self.oob_lpn[p as usize]));
+    }
+
+    /// [`Nand::move_page`] for `srcs[i] → first_dst + i`, in order, without a clock (accounting
+    /// mode): the same program-order checks, OOB writes and counts as one move at a time. The
+    /// destinations are consecutive pages of one segment, so under block GC units they are
+    /// consecutive pages of one block (checked once for the run); under line units each page is
+    /// checked as it comes.
+    pub fn move_run(&mut self, srcs: &[u32], lpns: &[u32], first_dst: u32) {
+        assert!(self.timeline.is_none(), "a run of moves is untimed: timing mode moves page by page");
+        assert_eq!(srcs.len(), lpns.len());
+        let n = srcs.len() as u32;
+        if n == 0 {
+            return;
+        }
+        let (first, last) = (self.layout.decode(first_dst), self.layout.decode(first_dst + n - 1));
+        if self.layout.unit == GcUnit::Block && first.block == last.block {
+            // One block: its program point moves over the run; every source is in the same plane
+            // (GC stays in its pool, a plane), so each move is a copy-back.
+            debug_assert!(srcs.iter().all(|&s| self.layout.decode(s).plane == first.plane));
+            self.advance(first, first_dst);
+            self.next_page[first.block as usize] += n - 1;
+            let dst = first_dst as usize..(first_dst + n) as usize;
+            self.oob_lpn[dst.clone()].copy_from_slice(lpns);
+            if let Some(t) = &mut self.oob_tag {
+                for (i, &s) in dst.zip(srcs) {
+                    t[i] = t[s as usize];
+                }
+            }
+            self.counters.programs += n as u64;
+            self.counters.copybacks += n as u64;
+            return;
+        }
+        for (i, (&src, &lpn)) in srcs.iter().zip(lpns).enumerate() {
+            self.move_raw(src, first_dst + i as u32, lpn, 0);
         }
     }
 
