@@ -23,17 +23,16 @@ pub fn run(quick: bool, repeat: Option<u32>, quiet: bool) -> Result<()> {
     let flags = sets.iter().map(|s| format!(" --set {s}")).collect::<String>();
     let repeat = repeat.map_or(if quick { 1 } else { 5 }, |n| n as usize);
     headline(&sets, &flags, repeat, quiet)?;
-    for preset in ["bench-timing"] {
-        let cfg = load_config(preset, &sets)?;
-        let r = sim::run(&cfg, &mut Bar::new(quiet))?;
-        crate::emit(format!(
-            "{preset:<17} {:>6.2} M host pages/s   ({} pages in {:.2} s, WAF {:.3})   [flashlab run {preset}{flags}]",
-            r.sim.host_pages_per_s / 1e6,
-            r.host.read_pages + r.host.write_pages,
-            r.sim.wall_s,
-            r.waf.unwrap_or(0.0),
-        ));
-    }
+    let preset = "bench-timing";
+    let cfg = load_config(preset, &sets)?;
+    let r = sim::run(&cfg, &mut Bar::new(quiet))?;
+    crate::emit(format!(
+        "{preset:<17} {:>6.2} M host pages/s   ({} pages in {:.2} s, WAF {:.3})   [flashlab run {preset}{flags}]",
+        r.sim.host_pages_per_s / 1e6,
+        r.host.read_pages + r.host.write_pages,
+        r.sim.wall_s,
+        r.waf.unwrap_or(0.0),
+    ));
     scaling(quick, repeat.min(3), quiet)?;
     memory(&sets, &flags)?;
     msr_parse()?;
