@@ -203,3 +203,15 @@ fn msr_parse() -> Result<()> {
     ));
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::median;
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        assert_eq!(median(&[1.0, 2.0, 10.0]), 2.0);
+        assert_eq!(median(&[1.0, 2.0, 4.0, 10.0]), 3.0);
+        assert_eq!(median(&[5.0]), 5.0);
+    }
+}
