@@ -1,6 +1,10 @@
 //! `flashlab bench`: run the benchmark scenarios and report rates. Measurement, not assertion:
 //! every figure is printed with the command that reproduces it. Scenarios:
-//! - `bench-accounting` / `bench-timing` presets: simulated host pages per wall-clock second;
+//! - `bench-accounting`: simulated host pages per wall-clock second, the median of `--repeat`
+//!   runs (default 5) with their minimum and maximum, so the machine's noise is stated;
+//! - `bench-timing`: the same rate in timing mode (one run);
+//! - scaling: nanoseconds per host page of the `bench-accounting` workload on 8, 32 and 128 GiB
+//!   logical (same OP, same page size, same volume ratio of 1), and the 128/8 ratio;
 //! - memory: peak resident set of a separate `flashlab run` of the accounting preset, per
 //!   physical page of the device (Linux `/proc/self/status` VmHWM);
 //! - trace parsing: MB/s of MSR Cambridge CSV, on a file made by repeating the shipped sample.
@@ -9,27 +13,121 @@ use std::io::Write;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use flashlab::{sim, workload::trace};
+use flashlab::{sim, workload::trace, Results};
 
 use crate::{load_config, Bar};
 
-pub fn run(quick: bool, quiet: bool) -> Result<()> {
+pub fn run(quick: bool, repeat: Option<u32>, quiet: bool) -> Result<()> {
     let sets: Vec<String> =
         if quick { vec!["workload.volume_ratio=0.5".into(), "precondition.overwrite=0.0".into()] } else { vec![] };
     let flags = sets.iter().map(|s| format!(" --set {s}")).collect::<String>();
-    for preset in ["bench-accounting", "bench-timing"] {
-        let cfg = load_config(preset, &sets)?;
-        let r = sim::run(&cfg, &mut Bar::new(quiet))?;
+    let repeat = repeat.map_or(if quick { 1 } else { 5 }, |n| n as usize);
+    headline(&sets, &flags, repeat, quiet)?;
+    let preset = "bench-timing";
+    let cfg = load_config(preset, &sets)?;
+    let r = sim::run(&cfg, &mut Bar::new(quiet))?;
+    crate::emit(format!(
+        "{preset:<17} {:>6.2} M host pages/s   ({} pages in {:.2} s, WAF {:.3})   [flashlab run {preset}{flags}]",
+        r.sim.host_pages_per_s / 1e6,
+        r.host.read_pages + r.host.write_pages,
+        r.sim.wall_s,
+        r.waf.unwrap_or(0.0),
+    ));
+    scaling(quick, repeat.min(3), quiet)?;
+    memory(&sets, &flags)?;
+    msr_parse()?;
+    Ok(())
+}
+
+/// `runs` runs of one config: the results of the median run (by host pages per second) and the
+/// sorted rates. Same config and seed, so every run simulates the same thing; only the wall
+/// clock differs.
+fn repeated(preset: &str, sets: &[String], runs: usize, quiet: bool) -> Result<(Results, Vec<f64>)> {
+    let cfg = load_config(preset, sets)?;
+    let mut all = Vec::with_capacity(runs);
+    for _ in 0..runs.max(1) {
+        all.push(sim::run(&cfg, &mut Bar::new(quiet))?);
+    }
+    all.sort_by(|a, b| a.sim.host_pages_per_s.total_cmp(&b.sim.host_pages_per_s));
+    let rates: Vec<f64> = all.iter().map(|r| r.sim.host_pages_per_s).collect();
+    let median = all.swap_remove(all.len() / 2);
+    Ok((median, rates))
+}
+
+/// The median of sorted values (the mean of the two middle ones for an even count).
+fn median(sorted: &[f64]) -> f64 {
+    let n = sorted.len();
+    if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    }
+}
+
+/// The headline figure: `bench-accounting`, median, minimum and maximum of `runs` runs.
+fn headline(sets: &[String], flags: &str, runs: usize, quiet: bool) -> Result<()> {
+    let preset = "bench-accounting";
+    let (r, rates) = repeated(preset, sets, runs, quiet)?;
+    let (lo, hi) = (rates[0], rates[rates.len() - 1]);
+    crate::emit(format!(
+        "{preset:<17} {:>6.2} M host pages/s   (median of {}: min {:.2}, max {:.2}; {} pages in {:.2} s, WAF {:.3})   [flashlab run {preset}{flags}] x{}",
+        median(&rates) / 1e6,
+        rates.len(),
+        lo / 1e6,
+        hi / 1e6,
+        r.host.read_pages + r.host.write_pages,
+        r.sim.wall_s,
+        r.waf.unwrap_or(0.0),
+        rates.len(),
+    ));
+    Ok(())
+}
+
+/// Logical GiB of the scaling points: `bench-accounting`'s device (64 planes, 256 pages of 4 KiB
+/// per block, OP 12.5%) with more blocks per plane.
+const SCALES_GIB: [u64; 3] = [8, 32, 128];
+
+/// Cost per host page as the device grows: ns per host page at each of [`SCALES_GIB`], the
+/// median of `runs` runs, then the ratio of the largest to the smallest (issue 22's goal: at
+/// most 1.5). Volume ratio 1 after one random overwrite (128 GiB is 32 M logical pages: 32 M
+/// host writes after 64 M preconditioning writes); `--quick`: a quarter, no overwrite.
+fn scaling(quick: bool, runs: usize, quiet: bool) -> Result<()> {
+    let base = load_config("bench-accounting", &[])?;
+    let logical_gib = base.device.logical_capacity.context("bench-accounting gives device.logical_capacity")?.0 >> 30;
+    let blocks = base.device.blocks_per_plane;
+    let (volume, overwrite) = if quick { ("0.25", "0.0") } else { ("1.0", "1.0") };
+    let mut ns = Vec::with_capacity(SCALES_GIB.len());
+    for gib in SCALES_GIB {
+        let k = gib / logical_gib.max(1);
+        let sets = vec![
+            format!("device.logical_capacity=\"{gib}GiB\""),
+            format!("device.blocks_per_plane={}", blocks as u64 * k),
+            format!("workload.volume_ratio={volume}"),
+            format!("precondition.overwrite={overwrite}"),
+        ];
+        let flags = sets.iter().map(|s| format!(" --set '{s}'")).collect::<String>();
+        let (r, rates) = repeated("bench-accounting", &sets, runs, quiet)?;
+        let per_page = 1e9 / median(&rates);
+        ns.push(per_page);
         crate::emit(format!(
-            "{preset:<17} {:>6.2} M host pages/s   ({} pages in {:.2} s, WAF {:.3})   [flashlab run {preset}{flags}]",
-            r.sim.host_pages_per_s / 1e6,
+            "scale {:<11} {:>6.1} ns / host page   (median of {}: {:.1}-{:.1}; {:.2} M host pages/s, {} pages in {:.2} s, WAF {:.3})   [flashlab run bench-accounting{flags}]",
+            format!("{gib}GiB"),
+            per_page,
+            rates.len(),
+            1e9 / rates[rates.len() - 1],
+            1e9 / rates[0],
+            median(&rates) / 1e6,
             r.host.read_pages + r.host.write_pages,
             r.sim.wall_s,
             r.waf.unwrap_or(0.0),
         ));
     }
-    memory(&sets, &flags)?;
-    msr_parse()?;
+    let (first, last) = (SCALES_GIB[0], SCALES_GIB[SCALES_GIB.len() - 1]);
+    crate::emit(format!(
+        "scale {last}/{first}         {:>6.2} x ns / host page (goal <= 1.5)   [flashlab bench{}]",
+        ns[ns.len() - 1] / ns[0],
+        if quick { " --quick" } else { "" }
+    ));
     Ok(())
 }
 
@@ -104,4 +202,16 @@ fn msr_parse() -> Result<()> {
         written as f64 / 1e6
     ));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::median;
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        assert_eq!(median(&[1.0, 2.0, 10.0]), 2.0);
+        assert_eq!(median(&[1.0, 2.0, 4.0, 10.0]), 3.0);
+        assert_eq!(median(&[5.0]), 5.0);
+    }
 }

@@ -112,6 +112,10 @@ enum Cmd {
         /// Fewer pages, for a quick look (figures are less stable).
         #[arg(long)]
         quick: bool,
+        /// Runs of `bench-accounting` to take the median of (default 5, 1 with --quick); the
+        /// scaling points take the median of at most 3.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1000))]
+        repeat: Option<u32>,
         #[arg(long)]
         quiet: bool,
     },
@@ -227,7 +231,7 @@ fn real_main() -> Result<()> {
             list();
             Ok(())
         }
-        Cmd::Bench { quick, quiet } => bench::run(quick, quiet),
+        Cmd::Bench { quick, repeat, quiet } => bench::run(quick, repeat, quiet),
         Cmd::PeakRss { preset, sets } => bench::peak_rss(&preset, &sets),
     }
 }
