@@ -162,13 +162,26 @@ impl<M: MapTable> PageFtl<M> {
         self.table.lookup(lpn, write, t_ns, self.nand.timeline_mut())
     }
 
-    /// Pool a host write of `lpn` on `stream` goes to.
-    #[inline]
+    /// Pool a host write of `lpn` on `stream` goes to. The common case inline: one pool, or
+    /// round-robin striping whose next pool has room.
+    #[inline(always)]
     fn pool_for(&mut self, lpn: u64, stream: usize) -> u32 {
         let pools = self.segs.layout.pools;
         if pools == 1 {
             return 0;
         }
+        if self.striping == Striping::Full && self.table.placement(lpn).is_none() {
+            let p = self.cursor[stream];
+            if self.pool_valid[p as usize] < self.pool_valid_limit {
+                self.cursor[stream] = if p + 1 == pools { 0 } else { p + 1 };
+                return p;
+            }
+        }
+        self.pool_for_slow(lpn, stream)
+    }
+
+    fn pool_for_slow(&mut self, lpn: u64, stream: usize) -> u32 {
+        let pools = self.segs.layout.pools;
         if let Some(p) = self.table.placement(lpn) {
             return p;
         }

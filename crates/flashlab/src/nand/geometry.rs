@@ -128,29 +128,37 @@ impl Geometry {
 /// Division of `u32`s by a fixed divisor with multiplications instead of `div` (the hot path
 /// decodes a page address per operation). Lemire, Kaser & Kurz, "Faster remainder by direct
 /// computation", 2019: with `m = ⌊(2^64 − 1)/d⌋ + 1`, `n / d = ⌊m·n / 2^64⌋` and
-/// `n % d = ⌊(m·n mod 2^64)·d / 2^64⌋`, exact for all 32-bit `n` and `d`.
+/// `n % d = ⌊(m·n mod 2^64)·d / 2^64⌋`, exact for all 32-bit `n` and `d`. A power of two (the
+/// usual geometry) divides by a shift and a mask.
 #[derive(Clone, Copy, Debug)]
 pub struct Divisor {
     d: u32,
     m: u64,
+    /// `log2 d` when `d` is a power of two.
+    shift: Option<u32>,
 }
 
 impl Divisor {
     pub fn new(d: u32) -> Self {
         assert!(d > 0, "division by zero");
-        Divisor { d, m: (u64::MAX / d as u64).wrapping_add(1) }
+        Divisor { d, m: (u64::MAX / d as u64).wrapping_add(1), shift: d.is_power_of_two().then(|| d.trailing_zeros()) }
     }
     #[inline]
     pub fn div(&self, n: u32) -> u32 {
-        if self.d == 1 {
-            return n;
+        match self.shift {
+            Some(s) => n >> s,
+            None => ((self.m as u128 * n as u128) >> 64) as u32,
         }
-        ((self.m as u128 * n as u128) >> 64) as u32
     }
     #[inline]
     pub fn rem(&self, n: u32) -> u32 {
-        let low = self.m.wrapping_mul(n as u64);
-        ((low as u128 * self.d as u128) >> 64) as u32
+        match self.shift {
+            Some(_) => n & (self.d - 1),
+            None => {
+                let low = self.m.wrapping_mul(n as u64);
+                ((low as u128 * self.d as u128) >> 64) as u32
+            }
+        }
     }
 }
 
