@@ -81,6 +81,8 @@ pub struct FioZipf {
     /// `zeta(2) = 1 + 0.5^θ`: a scaled draw `u·zeta(n)` in `[1, zeta(2))` is rank 2.
     rank2_below: f64,
     rand_off: u64,
+    /// `n as f64`, converted once.
+    n_f64: f64,
     /// `⌊n·x^alpha⌋` by multiplications, for the θ whose alpha is within a hair of a multiple
     /// of 1/2; `None` for the others, which keep `powf`.
     fast: Option<PowByMuls>,
@@ -104,7 +106,7 @@ impl FioZipf {
         // The smallest u that reaches the powf branch gives the x farthest from 1.
         let x_far = eta * (zeta2 / zetan) - eta + 1.0;
         let fast = PowByMuls::plan(alpha, x_far);
-        FioZipf { n, theta, zetan, alpha, eta, rank2_below: zeta2, rand_off, fast }
+        FioZipf { n, theta, zetan, alpha, eta, rank2_below: zeta2, rand_off, n_f64: n as f64, fast }
     }
 
     pub fn n(&self) -> u64 {
@@ -134,7 +136,7 @@ impl FioZipf {
             2
         } else {
             let x = self.eta * u - self.eta + 1.0;
-            let n = self.n as f64;
+            let n = self.n_f64;
             match self.fast.as_ref().and_then(|fast| fast.floor_n_pow(n, x)) {
                 Some(floor) => 1 + floor,
                 None => 1 + (n * x.powf(self.alpha)) as u64,
@@ -267,10 +269,12 @@ impl PowByMuls {
         if !(y < Y_MAX) {
             return None;
         }
-        let floor = y as u64;
+        // 0 < y < 2^52: through i64 (one instruction each way on x86-64, unlike u64) the
+        // floor and the fraction are exact.
+        let floor = y as i64;
         let frac = y - floor as f64;
         let slack = y * self.margin;
-        (frac > slack && frac + slack < 1.0).then_some(floor)
+        (frac > slack && frac + slack < 1.0).then_some(floor as u64)
     }
 
     /// `y ≈ n·x^alpha` (within `y·margin` of the reference), or `None` for an x out of range.
@@ -626,7 +630,7 @@ mod tests {
     }
 
     /// All 2^32 draws of one sampler (`FLASHLAB_ZIPF_SWEEP=θ:n`, default `0.9:2097152`), on
-    /// every core: `cargo test --release -p flashlab --lib exhaustive -- --ignored --nocapture`.
+    /// every core: `cargo test --release -p flashlab --lib all_2_pow_32 -- --ignored --nocapture`.
     #[test]
     #[ignore = "2^32 draws: minutes; run by hand"]
     fn the_fast_rank_is_fios_rank_for_all_2_pow_32_draws() {
@@ -642,7 +646,7 @@ mod tests {
         let threads = std::thread::available_parallelism().map_or(2, |t| t.get()) as u64;
         let chunk = (1u64 << 32).div_ceil(threads);
         let start = std::time::Instant::now();
-        let (bad, fast) = std::thread::scope(|s| {
+        let (bad, pow_branch, fast) = std::thread::scope(|s| {
             let handles: Vec<_> = (0..threads)
                 .map(|t| {
                     let z = &z;
@@ -650,17 +654,37 @@ mod tests {
                     s.spawn(move || mismatches(z, draws))
                 })
                 .collect();
-            handles.into_iter().map(|h| h.join().unwrap()).fold((Vec::new(), 0), |(mut b, f), (bb, _, ff)| {
+            let init = (Vec::new(), 0, 0);
+            handles.into_iter().map(|h| h.join().unwrap()).fold(init, |(mut b, p, f), (bb, pp, ff)| {
                 b.extend(bb);
-                (b, f + ff)
+                (b, p + pp, f + ff)
             })
         });
         println!(
-            "θ = {theta}, n = {n}: {} mismatches, fast path {fast} of 2^32 draws ({} left to powf or ranks 1–2), {:.1} s on {threads} threads",
+            "θ = {theta}, n = {n}: {} mismatches; {pow_branch} draws reach powf's branch, the fast path answers {fast} ({} left to powf), {:.1} s on {threads} threads",
             bad.len(),
-            (1u64 << 32) - fast,
+            pow_branch - fast,
             start.elapsed().as_secs_f64()
         );
         assert!(bad.is_empty(), "rank ≠ rank_powf at {:?}", &bad[..bad.len().min(10)]);
+    }
+
+    /// Instructions per sample: `FLASHLAB_ZIPF_LOOP=rank:N` (or `powf:N`, the formula as
+    /// written) draws N ranks at θ = 0.9, n = 2^21; run the test binary under
+    /// `valgrind --tool=cachegrind --cache-sim=no` with N = 0 and N > 0 and divide the difference.
+    #[test]
+    #[ignore = "a measurement loop, run under cachegrind by hand"]
+    fn sampler_loop() {
+        let spec = std::env::var("FLASHLAB_ZIPF_LOOP").unwrap_or_else(|_| "rank:1000".into());
+        let (mode, draws) = spec.split_once(':').expect("FLASHLAB_ZIPF_LOOP=rank|powf:N");
+        let draws: u64 = draws.parse().unwrap();
+        let z = FioZipf::new(1 << 21, 0.9, 0);
+        let mut rng = GenRng::seed_from_u64(1);
+        let mut sum = 0u64;
+        for _ in 0..draws {
+            let r = rng.next_u32();
+            sum = sum.wrapping_add(if mode == "powf" { z.rank_powf(r) } else { z.rank(r) });
+        }
+        println!("{mode}: {draws} draws, rank sum {}", std::hint::black_box(sum));
     }
 }
