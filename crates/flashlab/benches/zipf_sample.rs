@@ -1,20 +1,39 @@
-//! The zipf sampler: one `FioZipf::sample` (fio's zipf, θ 0.9, over 2 M items: bench-accounting's
-//! 8 GiB of 4 KiB pages).
+//! The zipf sampler's cost per draw: `FioZipf::rank` (no `powf` for the usual θ) beside
+//! `FioZipf::rank_powf` (fio's formula as written), which it equals bit for bit.
+//!
+//! `cargo bench -p flashlab --bench zipf_sample`
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use flashlab::workload::gen::stream::GenRng;
+use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use flashlab::workload::gen::zipf::FioZipf;
-use rand::SeedableRng;
-use std::hint::black_box;
 
-fn zipf_sample(c: &mut Criterion) {
-    let z = FioZipf::new(2 << 20, 0.9, 0);
-    let mut rng = GenRng::seed_from_u64(1);
-    let mut g = c.benchmark_group("zipf_sample");
-    g.throughput(Throughput::Elements(1));
-    g.bench_function("fio_zipf_0.9_2M", |b| b.iter(|| black_box(z.sample(&mut rng))));
-    g.finish();
+/// Draws per iteration: a fixed set of 32-bit numbers from a xorshift, the same for both.
+const DRAWS: usize = 4096;
+
+fn draws() -> Vec<u32> {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    (0..DRAWS)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 32) as u32
+        })
+        .collect()
 }
 
-criterion_group!(benches, zipf_sample);
+fn zipf_rank(c: &mut Criterion) {
+    let rands = draws();
+    // θ = 0.9 over 2^21 slots is bench-accounting's sampler; 1.1 is fio's default θ; 0.7 has
+    // no multiplication plan and keeps powf.
+    for theta in [0.9, 1.1, 0.7] {
+        let z = FioZipf::new(1 << 21, theta, 0);
+        let mut group = c.benchmark_group(format!("zipf theta {theta} n 2^21"));
+        group.throughput(Throughput::Elements(DRAWS as u64));
+        group.bench_function("rank", |b| b.iter(|| rands.iter().map(|&r| z.rank(black_box(r))).sum::<u64>()));
+        group.bench_function("rank_powf", |b| b.iter(|| rands.iter().map(|&r| z.rank_powf(black_box(r))).sum::<u64>()));
+        group.finish();
+    }
+}
+
+criterion_group!(benches, zipf_rank);
 criterion_main!(benches);
