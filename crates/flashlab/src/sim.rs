@@ -611,7 +611,7 @@ impl Measure {
                 if let Some(rd) = self.reuse.as_mut().filter(|_| req.op != Op::Trim) {
                     (first..=last).for_each(|lpn| rd.access(lpn));
                 }
-                if self.series.due(dev.ftl.counters().host_writes - base_writes) {
+                if self.series.due(dev.ftl.host_writes() - base_writes) {
                     let s = self.sample(dev);
                     self.series.record(s);
                 }

@@ -216,6 +216,10 @@ pub trait Ftl: Send + Sync + dyn_clone::DynClone {
     /// Logical pages exported to the host.
     fn logical_pages(&self) -> u64;
     fn counters(&self) -> FtlCounters;
+    /// `counters().host_writes`, without copying the other counters (asked after every request).
+    fn host_writes(&self) -> u64 {
+        self.counters().host_writes
+    }
     fn nand(&self) -> &Nand;
     fn nand_mut(&mut self) -> &mut Nand;
     /// O(device) invariant check (check mode, tests).

@@ -450,7 +450,6 @@ impl<M: MapTable> PageFtl<M> {
         let (first, end) = (victim * pps, victim * pps + pps);
         let mut srcs = std::mem::take(&mut self.gc_srcs);
         let mut lpns = std::mem::take(&mut self.gc_lpns);
-        srcs.clear();
         lpns.clear();
         set_bits_in(&self.valid_bits, first, end, &mut srcs);
         self.nand.oob_lpns(&srcs, &mut lpns);
@@ -619,12 +618,20 @@ fn word_mask(w: u32, from: u32, to: u32) -> u64 {
     upto(hi) & !upto(lo)
 }
 
-/// Append the set bits of `words` in `[from, to)`, in increasing order, to `out`.
+/// Replace `out` with the set bits of `words` in `[from, to)`, in increasing order (sized by
+/// one count of the bits first, then written in place).
 fn set_bits_in(words: &[u64], from: u32, to: u32, out: &mut Vec<u32>) {
-    for w in from / 64..to.div_ceil(64) {
-        let mut bits = words[w as usize] & word_mask(w, from, to);
+    let span = &words[(from / 64) as usize..to.div_ceil(64) as usize];
+    let masked = |i: usize, word: u64| word & word_mask(from / 64 + i as u32, from, to);
+    let count = span.iter().enumerate().map(|(i, &word)| masked(i, word).count_ones() as usize).sum();
+    out.clear();
+    out.resize(count, 0);
+    let mut slots = out.iter_mut();
+    for (i, &word) in span.iter().enumerate() {
+        let base = (from / 64 + i as u32) * 64;
+        let mut bits = masked(i, word);
         while bits != 0 {
-            out.push(w * 64 + bits.trailing_zeros());
+            *slots.next().expect("counted") = base + bits.trailing_zeros();
             bits &= bits - 1;
         }
     }
@@ -767,6 +774,11 @@ impl<M: MapTable> Ftl for PageFtl<M> {
 
     fn counters(&self) -> FtlCounters {
         self.counters
+    }
+
+    #[inline]
+    fn host_writes(&self) -> u64 {
+        self.counters.host_writes
     }
 
     fn nand(&self) -> &Nand {
