@@ -11,13 +11,16 @@
 //! transfer intervals and a transfer takes the earliest free gap at or after its data is ready:
 //! a read queued behind a busy plane books the bus for when its data will be ready, and does not
 //! hold the bus against transfers of idle planes meanwhile. Intervals that end before an
-//! operation's issue time are forgotten (issue times do not go backwards), adjacent ones merge,
-//! so the lists stay short.
+//! operation's issue time are forgotten (issue times do not go backwards); intervals closer than
+//! one transfer merge (no transfer fits between them), so a booking is O(log n) in the booked
+//! intervals however far ahead of the clock the bus is booked.
 //!
 //! Clock arithmetic saturates at `u64::MAX` instead of wrapping: validated timings (each
 //! operation at most 1 s, a page's transfer at most 1 s) cannot get there in a run a machine can
 //! finish, and the simulator refuses a run whose clock does ([`CLOCK_LIMIT_NS`]), so a
 //! saturated time is never reported.
+
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -226,7 +229,7 @@ impl Timeline {
     /// Forget all reservations (after preconditioning).
     pub fn reset(&mut self) {
         self.array_busy.iter_mut().for_each(|b| *b = 0);
-        self.channels.iter_mut().for_each(|c| c.busy.clear());
+        self.channels.iter_mut().for_each(Channel::clear);
     }
 
     pub fn transfer_ns(&self) -> u64 {
@@ -234,41 +237,69 @@ impl Timeline {
     }
 }
 
-/// A channel's booked transfer intervals `[start, end)`, sorted, disjoint, not touching.
+/// A channel's booked transfer intervals `[start, end)`, keyed by start: disjoint, and every
+/// gap between two of them at least one transfer long.
+///
+/// Every transfer lasts the same `len` (one page at the bus speed), so a gap shorter than that can
+/// never be used: booking closes it (the interval grows over it). Then the gap after the first
+/// interval that ends after `ready` always fits a transfer, and a booking looks at no more than
+/// two intervals: O(log n) in a `BTreeMap` however far ahead the bus is booked (a device that
+/// falls behind books reads far in the future and programs now).
 #[derive(Clone, Debug, Default)]
 struct Channel {
-    busy: Vec<(u64, u64)>,
+    busy: BTreeMap<u64, u64>,
 }
 
 impl Channel {
     /// Book `len` ns at the earliest gap starting at or after `ready`; returns the start.
     /// `now` (the operation's issue time) lets intervals that ended before it be dropped.
+    /// `len` must be the same for every booking of a channel (it is the page transfer time).
     fn book(&mut self, now: u64, ready: u64, len: u64) -> u64 {
-        let stale = self.busy.partition_point(|iv| iv.1 < now);
-        if stale > 0 {
-            self.busy.drain(..stale);
-        }
-        let mut i = self.busy.partition_point(|iv| iv.1 <= ready);
-        let mut start = ready;
-        while i < self.busy.len() && self.busy[i].0 < start.saturating_add(len) {
-            start = start.max(self.busy[i].1);
-            i += 1;
-        }
-        let end = start.saturating_add(len);
-        // Insert at i, merging with a touching predecessor and/or successor.
-        let touches_prev = i > 0 && self.busy[i - 1].1 == start;
-        let touches_next = i < self.busy.len() && self.busy[i].0 == end;
-        match (touches_prev, touches_next) {
-            (true, true) => {
-                self.busy[i - 1].1 = self.busy[i].1;
-                self.busy.remove(i);
+        use std::ops::Bound::{Excluded, Unbounded};
+        while let Some(first) = self.busy.first_entry() {
+            if *first.get() >= now {
+                break;
             }
-            (true, false) => self.busy[i - 1].1 = end,
-            (false, true) => self.busy[i].0 = start,
-            (false, false) => self.busy.insert(i, (start, end)),
+            first.remove();
         }
-        debug_assert!(self.busy.windows(2).all(|w| w[0].1 < w[1].0), "channel intervals overlap: {:?}", self.busy);
+        // The interval holding `ready` or ending at or before it, and the first one after it.
+        let mut prev = self.busy.range(..=ready).next_back().map(|(&s, &e)| (s, e));
+        let mut next = self.busy.range((Excluded(ready), Unbounded)).next().map(|(&s, &e)| (s, e));
+        let mut start = prev.map_or(ready, |(_, e)| e.max(ready));
+        if let Some((ns, ne)) = next {
+            if ns < start.saturating_add(len) {
+                // Too close to the next interval: after it, where the gap fits `len`.
+                start = ne;
+                prev = next;
+                next = self.busy.range((Excluded(ns), Unbounded)).next().map(|(&s, &e)| (s, e));
+            }
+        }
+        if len == 0 {
+            return start;
+        }
+        // Add [start, end), merging with neighbours it touches or leaves less than `len` from.
+        let end = start.saturating_add(len);
+        let mut lo = start;
+        let mut hi = end;
+        if let Some((ps, pe)) = prev {
+            debug_assert!(pe <= start, "booked over [{ps}, {pe}) at {start}");
+            if start - pe < len {
+                lo = ps;
+            }
+        }
+        if let Some((ns, ne)) = next {
+            debug_assert!(ns >= end, "booked over [{ns}, {ne}) at [{start}, {end})");
+            if ns - end < len {
+                self.busy.remove(&ns);
+                hi = ne;
+            }
+        }
+        self.busy.insert(lo, hi);
         start
+    }
+
+    fn clear(&mut self) {
+        self.busy.clear();
     }
 }
 
@@ -325,6 +356,10 @@ mod tests {
         assert_eq!(t.read(2, 1_000), 1_000 + 50_000 + 10_000);
     }
 
+    fn intervals(c: &Channel) -> Vec<(u64, u64)> {
+        c.busy.iter().map(|(&s, &e)| (s, e)).collect()
+    }
+
     #[test]
     fn channel_gaps_are_filled_in_time_order() {
         let mut c = Channel::default();
@@ -332,9 +367,47 @@ mod tests {
         assert_eq!(c.book(0, 0, 10), 0, "fits before the booked interval");
         assert_eq!(c.book(0, 95, 10), 110, "overlaps [100,110): goes after it");
         assert_eq!(c.book(0, 5, 10), 10);
-        assert_eq!(c.busy, vec![(0, 20), (100, 120)], "touching intervals merge");
+        assert_eq!(intervals(&c), vec![(0, 20), (100, 120)], "touching intervals merge");
         assert_eq!(c.book(50, 50, 10), 50);
-        assert_eq!(c.busy, vec![(50, 60), (100, 120)], "intervals ended before `now` are dropped");
+        assert_eq!(intervals(&c), vec![(50, 60), (100, 120)], "intervals ended before `now` are dropped");
+    }
+
+    #[test]
+    fn gaps_shorter_than_a_transfer_are_closed() {
+        let mut c = Channel::default();
+        assert_eq!(c.book(0, 0, 10), 0);
+        assert_eq!(c.book(0, 15, 10), 15, "a 5 ns gap is left before it");
+        assert_eq!(intervals(&c), vec![(0, 25)], "the 5 ns gap can hold no transfer: closed");
+        assert_eq!(c.book(0, 2, 10), 25, "ready inside the closed gap: after the interval");
+        assert_eq!(c.book(0, 50, 10), 50);
+        assert_eq!(c.book(0, 41, 10), 60, "[41, 51) overlaps [50, 60): after it");
+        assert_eq!(intervals(&c), vec![(0, 35), (50, 70)]);
+        assert_eq!(c.book(0, 36, 10), 36, "fits, leaving 1 and 4 ns gaps: both closed");
+        assert_eq!(intervals(&c), vec![(0, 70)]);
+    }
+
+    /// The merged representation books exactly as a plain list of every interval would.
+    #[test]
+    fn bookings_match_a_list_of_every_interval() {
+        let mut c = Channel::default();
+        let mut all: Vec<(u64, u64)> = Vec::new();
+        let len = 7;
+        let mut x = 12345u64;
+        let mut now = 0;
+        for _ in 0..5000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            now += (x >> 60) % 3;
+            let ready = now + (x >> 33) % 200;
+            let mut start = ready;
+            all.sort_unstable();
+            for &(s, e) in &all {
+                if s < start + len && e > start {
+                    start = e;
+                }
+            }
+            all.push((start, start + len));
+            assert_eq!(c.book(now, ready, len), start, "booking at ready {ready}");
+        }
     }
 
     #[test]
