@@ -28,8 +28,49 @@ pub fn run(quick: bool, quiet: bool) -> Result<()> {
             r.waf.unwrap_or(0.0),
         ));
     }
+    backlog(quick, quiet)?;
     memory(&sets, &flags)?;
     msr_parse()?;
+    Ok(())
+}
+
+/// The backlog case: `bench-timing` shrunk to one channel of 4 planes, open loop, half reads,
+/// replayed with arrivals far faster than the device serves them (1 µs apart: the device falls
+/// seconds behind, reads book the bus far ahead) and again slow enough that it keeps up (1 ms
+/// apart). Same requests in both; the ratio of their host pages per wall-clock second shows what
+/// falling behind costs the simulator (issue 22: ≥ 0.8).
+fn backlog(quick: bool, quiet: bool) -> Result<()> {
+    let volume = if quick { "1" } else { "4" };
+    let sets: Vec<String> = [
+        "device.channels=1",
+        "device.chips_per_channel=2",
+        "device.logical_capacity=\"512MiB\"",
+        "device.blocks_per_plane=1152",
+        &format!("workload.volume_ratio={volume}"),
+        "workload.read_share=0.5",
+        "precondition.overwrite=0.0",
+        "host.arrival=\"open\"",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut rates = Vec::new();
+    for (name, iat_ns) in [("backlog", 1_000u64), ("idle", 1_000_000)] {
+        let sets = [sets.clone(), vec![format!("workload.iat_ns={iat_ns}")]].concat();
+        let flags = sets.iter().map(|s| format!(" --set '{s}'")).collect::<String>();
+        let r = sim::run(&load_config("bench-timing", &sets)?, &mut Bar::new(quiet))?;
+        let offered = 1e9 / iat_ns as f64;
+        let served = r.host.requests as f64 / r.sim.simulated_s.unwrap_or(f64::INFINITY);
+        crate::emit(format!(
+            "timing {name:<10} {:>6.2} M host pages/s   ({} pages in {:.2} s; offered {:.0} k req/s, served {:.1} k req/s)   [flashlab run bench-timing{flags}]",
+            r.sim.host_pages_per_s / 1e6,
+            r.host.read_pages + r.host.write_pages,
+            r.sim.wall_s,
+            offered / 1e3,
+            served / 1e3,
+        ));
+        rates.push(r.sim.host_pages_per_s);
+    }
+    crate::emit(format!("timing backlog / idle {:.2}", rates[0] / rates[1]));
     Ok(())
 }
 
