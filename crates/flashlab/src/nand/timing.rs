@@ -461,11 +461,110 @@ impl Timeline {
 /// Every transfer lasts the same `len` (one page at the bus speed), so a gap shorter than that can
 /// never be used: booking closes it (the interval grows over it). Then the gap after the first
 /// interval that ends after `ready` always fits a transfer, and a booking looks at no more than
-/// two intervals: O(log n) in a `BTreeMap` however far ahead the bus is booked (a device that
-/// falls behind books reads far in the future and programs now).
+/// two intervals: O(log n) however far ahead the bus is booked (a device that falls behind books
+/// reads far in the future and programs now). A few intervals (an idle or lightly loaded bus)
+/// sit in a sorted `Vec`; past [`Intervals::SMALL_MAX`] they move to a `BTreeMap`.
 #[derive(Clone, Debug, Default)]
 struct Channel {
-    busy: BTreeMap<u64, u64>,
+    busy: Intervals,
+}
+
+/// Sorted disjoint intervals, start → end.
+#[derive(Clone, Debug)]
+enum Intervals {
+    Small(Vec<(u64, u64)>),
+    Big(BTreeMap<u64, u64>),
+}
+
+impl Default for Intervals {
+    fn default() -> Self {
+        Intervals::Small(Vec::new())
+    }
+}
+
+impl Intervals {
+    /// Longest `Small` list; a `Big` map that drops below `SMALL_MIN` becomes a list again.
+    const SMALL_MAX: usize = 32;
+    const SMALL_MIN: usize = 8;
+
+    /// Drop the intervals that end before `now`.
+    fn drop_stale(&mut self, now: u64) {
+        match self {
+            Intervals::Small(v) => {
+                let stale = v.partition_point(|iv| iv.1 < now);
+                if stale > 0 {
+                    v.drain(..stale);
+                }
+            }
+            Intervals::Big(m) => {
+                while let Some(first) = m.first_entry() {
+                    if *first.get() >= now {
+                        break;
+                    }
+                    first.remove();
+                }
+                if m.len() < Self::SMALL_MIN {
+                    *self = Intervals::Small(m.iter().map(|(&s, &e)| (s, e)).collect());
+                }
+            }
+        }
+    }
+
+    /// The last interval starting at or before `x`.
+    fn at_or_before(&self, x: u64) -> Option<(u64, u64)> {
+        match self {
+            Intervals::Small(v) => v[..v.partition_point(|iv| iv.0 <= x)].last().copied(),
+            Intervals::Big(m) => m.range(..=x).next_back().map(|(&s, &e)| (s, e)),
+        }
+    }
+
+    /// The first interval starting after `x`.
+    fn after(&self, x: u64) -> Option<(u64, u64)> {
+        use std::ops::Bound::{Excluded, Unbounded};
+        match self {
+            Intervals::Small(v) => v.get(v.partition_point(|iv| iv.0 <= x)).copied(),
+            Intervals::Big(m) => m.range((Excluded(x), Unbounded)).next().map(|(&s, &e)| (s, e)),
+        }
+    }
+
+    fn remove(&mut self, start: u64) {
+        match self {
+            Intervals::Small(v) => {
+                if let Ok(i) = v.binary_search_by_key(&start, |iv| iv.0) {
+                    v.remove(i);
+                }
+            }
+            Intervals::Big(m) => {
+                m.remove(&start);
+            }
+        }
+    }
+
+    /// Add `[start, end)`, or set the end of the interval starting at `start`.
+    fn insert(&mut self, start: u64, end: u64) {
+        match self {
+            Intervals::Small(v) => {
+                match v.binary_search_by_key(&start, |iv| iv.0) {
+                    Ok(i) => v[i].1 = end,
+                    Err(i) => v.insert(i, (start, end)),
+                }
+                if v.len() > Self::SMALL_MAX {
+                    *self = Intervals::Big(v.iter().copied().collect());
+                }
+            }
+            Intervals::Big(m) => {
+                m.insert(start, end);
+            }
+        }
+    }
+
+    #[cfg(test)]
+    fn to_vec(&self) -> Vec<(u64, u64)> {
+        match self {
+            Intervals::Small(v) => v.clone(),
+            Intervals::Big(m) => m.iter().map(|(&s, &e)| (s, e)).collect(),
+        }
+    }
 }
 
 impl Channel {
@@ -473,23 +572,17 @@ impl Channel {
     /// `now` (the operation's issue time) lets intervals that ended before it be dropped.
     /// `len` must be the same for every booking of a channel (it is the page transfer time).
     fn book(&mut self, now: u64, ready: u64, len: u64) -> u64 {
-        use std::ops::Bound::{Excluded, Unbounded};
-        while let Some(first) = self.busy.first_entry() {
-            if *first.get() >= now {
-                break;
-            }
-            first.remove();
-        }
+        self.busy.drop_stale(now);
         // The interval holding `ready` or ending at or before it, and the first one after it.
-        let mut prev = self.busy.range(..=ready).next_back().map(|(&s, &e)| (s, e));
-        let mut next = self.busy.range((Excluded(ready), Unbounded)).next().map(|(&s, &e)| (s, e));
+        let mut prev = self.busy.at_or_before(ready);
+        let mut next = self.busy.after(ready);
         let mut start = prev.map_or(ready, |(_, e)| e.max(ready));
         if let Some((ns, ne)) = next {
             if ns < start.saturating_add(len) {
                 // Too close to the next interval: after it, where the gap fits `len`.
                 start = ne;
                 prev = next;
-                next = self.busy.range((Excluded(ns), Unbounded)).next().map(|(&s, &e)| (s, e));
+                next = self.busy.after(ns);
             }
         }
         if len == 0 {
@@ -508,7 +601,7 @@ impl Channel {
         if let Some((ns, ne)) = next {
             debug_assert!(ns >= end, "booked over [{ns}, {ne}) at [{start}, {end})");
             if ns - end < len {
-                self.busy.remove(&ns);
+                self.busy.remove(ns);
                 hi = ne;
             }
         }
@@ -517,7 +610,7 @@ impl Channel {
     }
 
     fn clear(&mut self) {
-        self.busy.clear();
+        self.busy = Intervals::default();
     }
 }
 
@@ -575,7 +668,7 @@ mod tests {
     }
 
     fn intervals(c: &Channel) -> Vec<(u64, u64)> {
-        c.busy.iter().map(|(&s, &e)| (s, e)).collect()
+        c.busy.to_vec()
     }
 
     #[test]
@@ -612,10 +705,11 @@ mod tests {
         let len = 7;
         let mut x = 12345u64;
         let mut now = 0;
+        let mut big = 0;
         for _ in 0..5000 {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            now += (x >> 60) % 3;
-            let ready = now + (x >> 33) % 200;
+            now += (x >> 60) % 3 + if (x >> 40) % 700 == 0 { 3000 } else { 0 };
+            let ready = now + (x >> 33) % 2000;
             let mut start = ready;
             all.sort_unstable();
             for &(s, e) in &all {
@@ -625,7 +719,9 @@ mod tests {
             }
             all.push((start, start + len));
             assert_eq!(c.book(now, ready, len), start, "booking at ready {ready}");
+            big += matches!(c.busy, Intervals::Big(_)) as u32;
         }
+        assert!(big > 300 && big < 4900, "both representations used: {big} bookings in the map");
     }
 
     #[test]
