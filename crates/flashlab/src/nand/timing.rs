@@ -708,7 +708,7 @@ mod tests {
         let mut big = 0;
         for _ in 0..5000 {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            now += (x >> 60) % 3 + if (x >> 40) % 700 == 0 { 3000 } else { 0 };
+            now += (x >> 60) % 3 + if (x >> 40).is_multiple_of(700) { 3000 } else { 0 };
             let ready = now + (x >> 33) % 2000;
             let mut start = ready;
             all.sort_unstable();
