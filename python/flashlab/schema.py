@@ -540,10 +540,24 @@ TimingParams = TypedDict("TimingParams", {
     #: Channel bus bandwidth (MB/s, 10^6 bytes per second): 1 to 1,000,000 (real NAND buses
     #: run at 10 to 3,600 MB/s). In timing mode one page's transfer must take at most 1 s.
     "bus_mb_s": float,
+    #: A host read suspends the GC erase in progress on its array, as `program_suspend` does,
+    #: after 700 µs (MQSim's default `Suspend_Erase_Time`). Needs `gc_interleave`.
+    "erase_suspend": bool,
     #: Block erase (µs): 0 to 1,000,000 (1 s; real parts take 2 to 25 ms).
     "erase_us": float,
+    #: GC page moves interleave with host operations (true): a GC round's moves and erases wait
+    #: in a queue per array, and a host operation issued while they run goes after the one in
+    #: progress and before the rest, as MQSim's per-plane GC queues do. false: a round books
+    #: its moves and erase on the arrays when it runs, ahead of every later host operation
+    #: (a plane is blocked for the whole victim: flashlab before issue 22).
+    "gc_interleave": bool,
     #: Planes of a die operate in parallel (true) or share the die's array (false).
     "plane_parallel": bool,
+    #: A host read suspends the GC program (or copy-back) in progress on its array: the read
+    #: starts 100 µs after it is issued (the suspend time; MQSim's default
+    #: `Suspend_Program_Time`) and the program resumes when the read is done, with the time it
+    #: had left. Needs `gc_interleave`; host programs are never suspended.
+    "program_suspend": bool,
     #: Page program (µs): 0 to 1,000,000 (1 s; real parts take 0.2 to 5 ms).
     "program_us": float,
     #: Page read, array → page register (µs): 0 to 1,000,000 (1 s; real parts take 20 to

@@ -5,6 +5,8 @@
 //! - `bench-timing`: the same rate in timing mode (one run);
 //! - scaling: nanoseconds per host page of the `bench-accounting` workload on 8, 32 and 128 GiB
 //!   logical (same OP, same page size, same volume ratio of 1), and the 128/8 ratio;
+//! - backlog: a timing-mode trace-like run offered ~70x what the device serves, beside the same
+//!   requests arriving slowly enough to be served (host pages/s of each and their ratio);
 //! - memory: peak resident set of a separate `flashlab run` of the accounting preset, per
 //!   physical page of the device (Linux `/proc/self/status` VmHWM);
 //! - trace parsing: MB/s of MSR Cambridge CSV, on a file made by repeating the shipped sample.
@@ -34,6 +36,7 @@ pub fn run(quick: bool, repeat: Option<u32>, quiet: bool) -> Result<()> {
         r.waf.unwrap_or(0.0),
     ));
     scaling(quick, repeat.min(3), quiet)?;
+    backlog(quick, quiet)?;
     memory(&sets, &flags)?;
     msr_parse()?;
     Ok(())
@@ -128,6 +131,46 @@ fn scaling(quick: bool, runs: usize, quiet: bool) -> Result<()> {
         ns[ns.len() - 1] / ns[0],
         if quick { " --quick" } else { "" }
     ));
+    Ok(())
+}
+
+/// The backlog case: `bench-timing` shrunk to one channel of 4 planes, open loop, half reads,
+/// replayed with arrivals far faster than the device serves them (1 µs apart: the device falls
+/// seconds behind, reads book the bus far ahead) and again slow enough that it keeps up (1 ms
+/// apart). Same requests in both; the ratio of their host pages per wall-clock second shows what
+/// falling behind costs the simulator (issue 22: ≥ 0.8).
+fn backlog(quick: bool, quiet: bool) -> Result<()> {
+    let volume = if quick { "1" } else { "4" };
+    let sets: Vec<String> = [
+        "device.channels=1",
+        "device.chips_per_channel=2",
+        "device.logical_capacity=\"512MiB\"",
+        "device.blocks_per_plane=1152",
+        &format!("workload.volume_ratio={volume}"),
+        "workload.read_share=0.5",
+        "precondition.overwrite=0.0",
+        "host.arrival=\"open\"",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut rates = Vec::new();
+    for (name, iat_ns) in [("backlog", 1_000u64), ("idle", 1_000_000)] {
+        let sets = [sets.clone(), vec![format!("workload.iat_ns={iat_ns}")]].concat();
+        let flags = sets.iter().map(|s| format!(" --set '{s}'")).collect::<String>();
+        let r = sim::run(&load_config("bench-timing", &sets)?, &mut Bar::new(quiet))?;
+        let offered = 1e9 / iat_ns as f64;
+        let served = r.host.requests as f64 / r.sim.simulated_s.unwrap_or(f64::INFINITY);
+        crate::emit(format!(
+            "timing {name:<10} {:>6.2} M host pages/s   ({} pages in {:.2} s; offered {:.0} k req/s, served {:.1} k req/s)   [flashlab run bench-timing{flags}]",
+            r.sim.host_pages_per_s / 1e6,
+            r.host.read_pages + r.host.write_pages,
+            r.sim.wall_s,
+            offered / 1e3,
+            served / 1e3,
+        ));
+        rates.push(r.sim.host_pages_per_s);
+    }
+    crate::emit(format!("timing backlog / idle {:.2}", rates[0] / rates[1]));
     Ok(())
 }
 

@@ -92,3 +92,147 @@ fn accounting_mode_reports_no_time() {
     assert!(r.latency_us.is_none() && r.throughput_mib_s.is_none() && r.sim.simulated_s.is_none());
     assert_eq!(r.flash.programs, 1);
 }
+
+// ---- GC interleaved with host operations (issue 22) ----
+
+use flashlab::nand::{Geometry, Timeline, TimingParams};
+
+/// One plane on one channel; tR 50 µs, tPROG 500 µs, tBERS 5 ms, 10 µs per page transfer.
+fn plane(gc_interleave: bool, program_suspend: bool, erase_suspend: bool) -> Timeline {
+    let geo = Geometry {
+        channels: 1,
+        chips_per_channel: 1,
+        dies_per_chip: 1,
+        planes_per_die: 1,
+        blocks_per_plane: 8,
+        pages_per_block: 16,
+        page_size: 4096,
+    };
+    let p = TimingParams { bus_mb_s: 409.6, gc_interleave, program_suspend, erase_suspend, ..TimingParams::default() };
+    p.validate().unwrap();
+    Timeline::new(&p, &geo)
+}
+
+const US: u64 = 1_000;
+/// A copy-back: tR + tPROG.
+const MOVE: u64 = 550 * US;
+const READ: u64 = 60 * US;
+
+/// A GC round issued at 0: 8 copy-backs (0 to 4.4 ms), then the victim's erase (to 9.4 ms).
+fn gc_round(tl: &mut Timeline) {
+    tl.begin_gc();
+    let mut done = 0;
+    for _ in 0..8 {
+        done = tl.copyback(0, 0);
+    }
+    tl.erase_block(0, 3, done);
+    tl.end_gc();
+}
+
+/// Latency of a host read issued at `t` on the plane after [`gc_round`].
+fn read_during_gc(tl: &mut Timeline, t: u64) -> u64 {
+    gc_round(tl);
+    tl.read(0, t) - t
+}
+
+#[test]
+fn whole_victim_gc_blocks_a_later_read_for_all_of_it() {
+    let mut tl = plane(false, false, false);
+    let wait = read_during_gc(&mut tl, 600 * US);
+    assert_eq!(wait, 8 * MOVE + 5_000 * US - 600 * US + READ, "behind 8 moves and the erase");
+}
+
+#[test]
+fn interleaved_gc_delays_a_read_by_at_most_the_move_in_progress() {
+    let mut tl = plane(true, false, false);
+    // Issued during the second copy-back [550, 1100) µs: after it, before the other six.
+    let wait = read_during_gc(&mut tl, 600 * US);
+    assert_eq!(wait, 500 * US + READ);
+    assert!(wait <= MOVE + READ);
+    // The rest of the round goes on after the read: a program issued at 1.2 ms waits behind the
+    // third copy-back, which started when the read was done (1.16 ms).
+    assert_eq!(tl.program(0, 1_200 * US), 1_160 * US + MOVE + 500 * US);
+}
+
+#[test]
+fn interleaved_gc_queues_the_erase_after_the_moves() {
+    let mut tl = plane(true, false, false);
+    // Issued during the erase [4.4, 9.4) ms: erases are not suspended by default.
+    let wait = read_during_gc(&mut tl, 5_000 * US);
+    assert_eq!(wait, 4_400 * US + 5_000 * US - 5_000 * US + READ);
+}
+
+#[test]
+fn a_read_suspends_a_gc_program_then_the_program_resumes() {
+    let mut tl = plane(true, true, false);
+    let wait = read_during_gc(&mut tl, 600 * US);
+    assert_eq!(wait, 100 * US + READ, "the suspend cost (100 µs), then the read; no move waited for");
+    // The copy-back paused at 600 µs with 500 µs left resumes at 760 µs: ends at 1.26 ms, and a
+    // program issued at 1.2 ms goes after it (the third copy-back has not started).
+    assert_eq!(tl.program(0, 1_200 * US), 1_260 * US + 500 * US);
+}
+
+#[test]
+fn a_read_suspends_a_gc_erase_only_with_erase_suspend() {
+    let t = 5_000 * US;
+    let wait = read_during_gc(&mut plane(true, true, false), t);
+    assert_eq!(wait, 4_400 * US + READ, "program suspend alone waits for the erase");
+    let mut tl = plane(true, false, true);
+    let wait = read_during_gc(&mut tl, t);
+    assert_eq!(wait, 700 * US + READ, "the erase suspend cost (700 µs), then the read");
+    // The erase paused at 5 ms with 4.4 ms left resumes at 5.76 ms: a program then waits to 10.16 ms.
+    assert_eq!(tl.program(0, 6_000 * US), 10_160 * US + 500 * US);
+}
+
+#[test]
+fn a_program_into_a_block_waits_for_its_queued_erase() {
+    let mut tl = plane(true, false, false);
+    gc_round(&mut tl);
+    // Block 3 is erased at the end of the round (9.4 ms): a host program into it at 1 µs
+    // cannot go before the moves and the erase, whatever the queue order would allow.
+    assert_eq!(tl.program_block(0, Some(3), US), 9_400 * US + 500 * US);
+}
+
+#[test]
+fn suspend_needs_interleaving() {
+    let p = TimingParams { gc_interleave: false, erase_suspend: true, ..TimingParams::default() };
+    let e = p.validate().unwrap_err().to_string();
+    assert!(e.contains("timing.erase_suspend") && e.contains("gc_interleave"), "{e}");
+}
+
+/// A GC-bound closed-loop run (zipf 4 KiB requests, 30% reads, over a small, full device) with interleaving
+/// and both suspends: same config, same results; and faster than whole-victim GC.
+#[test]
+fn interleaved_gc_runs_are_deterministic() {
+    let sets = |extra: &[&str]| -> Vec<String> {
+        [
+            "device.channels=2",
+            "device.chips_per_channel=1",
+            "device.logical_capacity=\"64MiB\"",
+            "device.blocks_per_plane=80",
+            "device.pages_per_block=64",
+            "workload.read_share=0.3",
+            "workload.volume_ratio=1",
+            "precondition.overwrite=0.5",
+        ]
+        .iter()
+        .chain(extra)
+        .map(|s| s.to_string())
+        .collect()
+    };
+    let run = |extra: &[&str]| {
+        let r = sim::run(&Config::load_named("bench-timing", &sets(extra)).unwrap(), &mut sim::Quiet).unwrap();
+        let key = (
+            r.sim.simulated_s.unwrap(),
+            format!("{:?}", r.latency_us.as_ref().unwrap()),
+            r.flash.programs,
+            r.flash.erases,
+        );
+        assert!(r.flash.erases > 0, "the run collects garbage");
+        key
+    };
+    let suspend = ["timing.program_suspend=true", "timing.erase_suspend=true"];
+    assert_eq!(run(&suspend), run(&suspend));
+    let (interleaved, whole) = (run(&[]), run(&["timing.gc_interleave=false"]));
+    assert!(interleaved.0 < whole.0, "interleaved {} s, whole-victim {} s", interleaved.0, whole.0);
+}

@@ -296,7 +296,9 @@ impl<M: MapTable> PageFtl<M> {
         assert!(!self.in_gc, "GC re-entered");
         self.in_gc = true;
         self.policy.on_round_start();
+        self.nand.begin_gc();
         let result = self.collect_round(pool, round, t_ns);
+        self.nand.end_gc();
         self.in_gc = false;
         let collected = result?;
         if collected {
@@ -999,11 +1001,12 @@ mod tests {
     }
 
     /// Timing mode: background GC occupies the planes it uses from the issue time of the request
-    /// it follows, so a read issued just after waits for it.
+    /// it follows. Whole-victim GC (`gc_interleave = false`): a read issued just after waits for
+    /// all of it. Interleaved: it waits for no more than the operation in progress.
     #[test]
     fn background_gc_costs_time_and_a_later_read_queues_behind_it() {
-        let timing = crate::nand::TimingParams::default();
-        let read_after = |background: bool| {
+        let read_after = |background: bool, gc_interleave: bool| {
+            let timing = crate::nand::TimingParams { gc_interleave, ..Default::default() };
             let mut f = femu_ftl_timed(1150, Some(&timing));
             let mut t = 0u64;
             // The state of the test above just before line 0's fourth invalid page, one request per ms.
@@ -1020,12 +1023,19 @@ mod tests {
             let read_at = t + 1_000;
             f.read(Lpn(500), Nanos(read_at)).unwrap().done.0 - read_at
         };
-        let (idle, behind_gc) = (read_after(false), read_after(true));
+        let timing = crate::nand::TimingParams::default();
+        let (idle, whole) = (read_after(false, false), read_after(true, false));
         // Line 0's erase alone (one block per plane, all four planes) outlasts an idle read.
         let erase_ns = (timing.erase_us * 1e3) as u64;
         assert!(
-            idle < erase_ns / 4 && behind_gc > erase_ns,
-            "read latency idle {idle} ns, behind background GC {behind_gc} ns"
+            idle < erase_ns / 4 && whole > erase_ns,
+            "read latency idle {idle} ns, behind whole-victim GC {whole} ns"
+        );
+        let (idle, interleaved) = (read_after(false, true), read_after(true, true));
+        let move_ns = ((timing.read_us + timing.program_us) * 1e3) as u64;
+        assert!(
+            interleaved <= idle + move_ns,
+            "read latency idle {idle} ns, behind interleaved GC {interleaved} ns: more than one page move"
         );
     }
 

@@ -68,10 +68,16 @@ impl Nand {
         }
         est.add("per-block state", 2 * vec_bytes::<u32>(blocks));
         if timing {
+            // Per array its clocks and GC queue (a victim's moves), per channel a few booked
+            // intervals, per block a queued-erase flag.
             let planes = layout.geo.planes() as u64;
+            let queue = 64u64.saturating_add((layout.geo.pages_per_block as u64).saturating_mul(24));
             est.add(
                 "per-block state",
-                planes.saturating_mul(24).saturating_add((layout.geo.channels as u64).saturating_mul(256)),
+                planes
+                    .saturating_mul(queue)
+                    .saturating_add((layout.geo.channels as u64).saturating_mul(256))
+                    .saturating_add(blocks),
             );
         }
     }
@@ -130,7 +136,7 @@ impl Nand {
         self.write_oob(ppn, lpn, tag);
         self.counters.programs += 1;
         match &mut self.timeline {
-            Some(tl) => tl.program(a.plane, t_ns),
+            Some(tl) => tl.program_block(a.plane, Some(a.block), t_ns),
             None => t_ns,
         }
     }
@@ -251,7 +257,7 @@ impl Nand {
             self.counters.erases += 1;
             if let Some(tl) = &mut self.timeline {
                 let plane = layout.plane_of_block(block);
-                done = done.max(tl.erase(plane, t_ns));
+                done = done.max(tl.erase_block(plane, block, t_ns));
             }
         }
         Nanos(done)
@@ -275,6 +281,19 @@ impl Nand {
     pub fn attach_timeline(&mut self, timeline: Option<Timeline>) {
         assert!(self.timeline.is_none(), "attaching a timeline to a NAND that has one");
         self.timeline = timeline;
+    }
+
+    /// The operations until [`Nand::end_gc`] are a GC round's (see [`Timeline::begin_gc`]).
+    pub fn begin_gc(&mut self) {
+        if let Some(tl) = &mut self.timeline {
+            tl.begin_gc();
+        }
+    }
+
+    pub fn end_gc(&mut self) {
+        if let Some(tl) = &mut self.timeline {
+            tl.end_gc();
+        }
     }
 
     /// When `plane`'s array is free, in timing mode.

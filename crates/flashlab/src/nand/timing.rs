@@ -6,18 +6,27 @@
 //! time. Costs (all in ns): read = tR + transfer, program = transfer + tPROG, erase = tBERS,
 //! copy-back = tR + tPROG on the array with no transfer.
 //!
-//! Arrays serve their commands in issue order (a busy-until time each). Channels are shared by
+//! Arrays serve host commands in issue order (a busy-until time each). GC commands (between
+//! [`Timeline::begin_gc`] and [`Timeline::end_gc`], with `gc_interleave`) wait in a queue per
+//! array with the start they would have if nothing came between them, and start lazily: a host
+//! command issued at `t` first starts the queued ones that would have started before `t`, then
+//! goes after them, ahead of the rest (a host read waits for one page move, not a whole victim;
+//! with suspend it interrupts a GC program or erase). A program into a block whose erase is
+//! queued runs the queue through that erase first. Channels are shared by
 //! several planes whose data becomes ready at different times, so a channel keeps its booked
 //! transfer intervals and a transfer takes the earliest free gap at or after its data is ready:
 //! a read queued behind a busy plane books the bus for when its data will be ready, and does not
 //! hold the bus against transfers of idle planes meanwhile. Intervals that end before an
-//! operation's issue time are forgotten (issue times do not go backwards), adjacent ones merge,
-//! so the lists stay short.
+//! operation's issue time are forgotten (issue times do not go backwards); intervals closer than
+//! one transfer merge (no transfer fits between them), so a booking is O(log n) in the booked
+//! intervals however far ahead of the clock the bus is booked.
 //!
 //! Clock arithmetic saturates at `u64::MAX` instead of wrapping: validated timings (each
 //! operation at most 1 s, a page's transfer at most 1 s) cannot get there in a run a machine can
 //! finish, and the simulator refuses a run whose clock does ([`CLOCK_LIMIT_NS`]), so a
 //! saturated time is never reported.
+
+use std::collections::{BTreeMap, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
@@ -44,6 +53,23 @@ pub struct TimingParams {
     /// Planes of a die operate in parallel (true) or share the die's array (false).
     #[serde(default = "d_true")]
     pub plane_parallel: bool,
+    /// GC page moves interleave with host operations (true): a GC round's moves and erases wait
+    /// in a queue per array, and a host operation issued while they run goes after the one in
+    /// progress and before the rest, as MQSim's per-plane GC queues do. false: a round books
+    /// its moves and erase on the arrays when it runs, ahead of every later host operation
+    /// (a plane is blocked for the whole victim: flashlab before issue 22).
+    #[serde(default = "d_true")]
+    pub gc_interleave: bool,
+    /// A host read suspends the GC program (or copy-back) in progress on its array: the read
+    /// starts 100 µs after it is issued (the suspend time; MQSim's default
+    /// `Suspend_Program_Time`) and the program resumes when the read is done, with the time it
+    /// had left. Needs `gc_interleave`; host programs are never suspended.
+    #[serde(default)]
+    pub program_suspend: bool,
+    /// A host read suspends the GC erase in progress on its array, as `program_suspend` does,
+    /// after 700 µs (MQSim's default `Suspend_Erase_Time`). Needs `gc_interleave`.
+    #[serde(default)]
+    pub erase_suspend: bool,
 }
 
 // Defaults: a typical MLC part (tR 50 µs, tPROG 500 µs, tBERS 5 ms, 400 MB/s ONFI bus), close
@@ -63,6 +89,11 @@ fn d_bus() -> f64 {
 fn d_true() -> bool {
     true
 }
+
+/// Time to suspend a program for a read (µs; MQSim's `Suspend_Program_Time`).
+pub const SUSPEND_PROGRAM_US: f64 = 100.0;
+/// Time to suspend an erase for a read (µs; MQSim's `Suspend_Erase_Time`).
+pub const SUSPEND_ERASE_US: f64 = 700.0;
 
 /// Largest read, program or erase time: 1 s in µs (see the keys' doc comments).
 pub const MAX_OP_US: f64 = 1e6;
@@ -94,6 +125,13 @@ impl TimingParams {
             return Err(crate::error::Error::config(
                 "timing.bus_mb_s",
                 format!("{} MB/s is not from {lo} to {hi} MB/s", crate::units::number(self.bus_mb_s)),
+            ));
+        }
+        if (self.program_suspend || self.erase_suspend) && !self.gc_interleave {
+            let key = if self.program_suspend { "timing.program_suspend" } else { "timing.erase_suspend" };
+            return Err(crate::error::Error::config(
+                key,
+                "suspending GC operations for reads needs timing.gc_interleave = true".to_string(),
             ));
         }
         Ok(())
@@ -129,6 +167,9 @@ impl Default for TimingParams {
             erase_us: d_erase(),
             bus_mb_s: d_bus(),
             plane_parallel: true,
+            gc_interleave: true,
+            program_suspend: false,
+            erase_suspend: false,
         }
     }
 }
@@ -137,18 +178,58 @@ impl Default for TimingParams {
 /// and the run stops with an error rather than report it (`u64::MAX`, about 584 years).
 pub const CLOCK_LIMIT_NS: u64 = u64::MAX;
 
-/// Busy-until clocks of every resource, in ns.
+/// Busy-until clocks of every resource, in ns, and the GC operations waiting for their arrays.
 #[derive(Clone, Debug)]
 pub struct Timeline {
     read_ns: u64,
     program_ns: u64,
     erase_ns: u64,
     xfer_ns: u64,
-    array_busy: Vec<u64>,
+    /// Suspend costs (ns) when reads suspend GC programs / erases (`None`: they do not).
+    suspend_program_ns: Option<u64>,
+    suspend_erase_ns: Option<u64>,
+    interleave: bool,
+    /// Operations are GC's (queued with `interleave`), between [`Timeline::begin_gc`] and
+    /// [`Timeline::end_gc`].
+    in_gc: bool,
+    arrays: Vec<Array>,
     channels: Vec<Channel>,
     /// Array resource index of each plane (the plane itself, or its die).
     array_of_plane: Vec<u32>,
     channel_of_plane: Vec<u32>,
+    /// Blocks whose erase waits in a GC queue: a program there first runs that queue through
+    /// the erase (the block is not erased before).
+    erase_pending: Vec<bool>,
+}
+
+/// One array (a plane, or a die whose planes share it).
+#[derive(Clone, Debug, Default)]
+struct Array {
+    /// When the operations started on it so far end.
+    busy: u64,
+    /// GC operations not started yet, in order; each `ready` no earlier than the previous end.
+    gc: VecDeque<GcOp>,
+    /// When the queued GC operations would end if no host operation came between them.
+    gc_tail: u64,
+    /// The operation ending at `busy` is a GC program or erase a read may suspend: its suspend
+    /// cost (ns), and when it started or last resumed.
+    suspendable: Option<(u64, u64)>,
+}
+
+/// A queued GC operation: its earliest start (when the round ran, or its data crossed the bus),
+/// its time on the array, and the block it erases.
+#[derive(Clone, Copy, Debug)]
+struct GcOp {
+    ready: u64,
+    len: u64,
+    kind: GcKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum GcKind {
+    Read,
+    Program,
+    Erase(u32),
 }
 
 /// Validated times are at most 1 s ([`MAX_OP_US`]): the cast cannot saturate.
@@ -170,11 +251,28 @@ impl Timeline {
             program_ns: us_to_ns(p.program_us),
             erase_ns: us_to_ns(p.erase_us),
             xfer_ns,
-            array_busy: vec![0; arrays as usize],
+            suspend_program_ns: p.program_suspend.then(|| us_to_ns(SUSPEND_PROGRAM_US)),
+            suspend_erase_ns: p.erase_suspend.then(|| us_to_ns(SUSPEND_ERASE_US)),
+            interleave: p.gc_interleave,
+            in_gc: false,
+            arrays: vec![Array::default(); arrays as usize],
             channels: vec![Channel::default(); geo.channels as usize],
             array_of_plane,
             channel_of_plane: (0..planes).map(|pl| geo.channel_of_plane(pl)).collect(),
+            erase_pending: if p.gc_interleave { vec![false; geo.total_blocks() as usize] } else { Vec::new() },
         }
+    }
+
+    /// The operations until [`Timeline::end_gc`] are a GC round's: with `gc_interleave` they
+    /// wait in their arrays' queues (their times as if no host operation came between them are
+    /// returned) and start when the clock reaches them, host operations issued meanwhile first.
+    pub fn begin_gc(&mut self) {
+        assert!(!self.in_gc, "GC round begun twice");
+        self.in_gc = self.interleave;
+    }
+
+    pub fn end_gc(&mut self) {
+        self.in_gc = false;
     }
 
     /// Page read at `plane` issued at `t`: array read then transfer out. Returns completion.
@@ -182,20 +280,48 @@ impl Timeline {
     pub fn read(&mut self, plane: u32, t: u64) -> u64 {
         let a = self.array_of_plane[plane as usize] as usize;
         let c = self.channel_of_plane[plane as usize] as usize;
-        let array_done = t.max(self.array_busy[a]).saturating_add(self.read_ns);
+        if self.in_gc {
+            let start = t.max(self.gc_free(a));
+            let array_done = start.saturating_add(self.read_ns);
+            let done = self.channels[c].book(t, array_done, self.xfer_ns).saturating_add(self.xfer_ns);
+            self.enqueue(a, GcOp { ready: start, len: done - start, kind: GcKind::Read });
+            return done;
+        }
+        self.catch_up(a, t);
+        if let Some(done) = self.suspend_for_read(a, c, t) {
+            return done;
+        }
+        let array_done = t.max(self.arrays[a].busy).saturating_add(self.read_ns);
         let done = self.channels[c].book(t, array_done, self.xfer_ns).saturating_add(self.xfer_ns);
-        self.array_busy[a] = done;
+        self.host_booked(a, done);
         done
     }
 
     /// Page program at `plane` issued at `t`: transfer in then program.
     #[inline]
     pub fn program(&mut self, plane: u32, t: u64) -> u64 {
+        self.program_block(plane, None, t)
+    }
+
+    /// [`Timeline::program`] into `block`: a GC erase of it still queued runs first.
+    #[inline]
+    pub fn program_block(&mut self, plane: u32, block: Option<u32>, t: u64) -> u64 {
         let a = self.array_of_plane[plane as usize] as usize;
         let c = self.channel_of_plane[plane as usize] as usize;
         let xfer_done = self.channels[c].book(t, t, self.xfer_ns).saturating_add(self.xfer_ns);
-        let done = xfer_done.max(self.array_busy[a]).saturating_add(self.program_ns);
-        self.array_busy[a] = done;
+        if self.in_gc {
+            let start = xfer_done.max(self.gc_free(a));
+            self.enqueue(a, GcOp { ready: start, len: self.program_ns, kind: GcKind::Program });
+            return start.saturating_add(self.program_ns);
+        }
+        self.catch_up(a, t);
+        if let Some(b) = block {
+            while self.erase_pending.get(b as usize) == Some(&true) {
+                self.start_next_gc(a);
+            }
+        }
+        let done = xfer_done.max(self.arrays[a].busy).saturating_add(self.program_ns);
+        self.host_booked(a, done);
         done
     }
 
@@ -203,72 +329,288 @@ impl Timeline {
     #[inline]
     pub fn copyback(&mut self, plane: u32, t: u64) -> u64 {
         let a = self.array_of_plane[plane as usize] as usize;
-        let done = t.max(self.array_busy[a]).saturating_add(self.read_ns + self.program_ns);
-        self.array_busy[a] = done;
+        let len = self.read_ns + self.program_ns;
+        if self.in_gc {
+            let start = t.max(self.gc_free(a));
+            self.enqueue(a, GcOp { ready: start, len, kind: GcKind::Program });
+            return start.saturating_add(len);
+        }
+        self.catch_up(a, t);
+        let done = t.max(self.arrays[a].busy).saturating_add(len);
+        self.host_booked(a, done);
         done
     }
 
     /// Block erase at `plane` issued at `t`.
     #[inline]
     pub fn erase(&mut self, plane: u32, t: u64) -> u64 {
+        self.erase_block(plane, u32::MAX, t)
+    }
+
+    /// [`Timeline::erase`] of `block` (programs into it wait for it when it is queued).
+    pub fn erase_block(&mut self, plane: u32, block: u32, t: u64) -> u64 {
         let a = self.array_of_plane[plane as usize] as usize;
-        let done = t.max(self.array_busy[a]).saturating_add(self.erase_ns);
-        self.array_busy[a] = done;
+        if self.in_gc {
+            let start = t.max(self.gc_free(a));
+            if let Some(p) = self.erase_pending.get_mut(block as usize) {
+                *p = true;
+            }
+            self.enqueue(a, GcOp { ready: start, len: self.erase_ns, kind: GcKind::Erase(block) });
+            return start.saturating_add(self.erase_ns);
+        }
+        self.catch_up(a, t);
+        let done = t.max(self.arrays[a].busy).saturating_add(self.erase_ns);
+        self.host_booked(a, done);
         done
     }
 
-    /// When the array serving `plane` finishes its booked work.
+    /// When the array serving `plane` finishes the operations started on it (queued GC
+    /// operations not counted: host operations go before those not started).
     #[inline]
     pub fn array_free_at(&self, plane: u32) -> u64 {
-        self.array_busy[self.array_of_plane[plane as usize] as usize]
+        self.arrays[self.array_of_plane[plane as usize] as usize].busy
     }
 
     /// Forget all reservations (after preconditioning).
     pub fn reset(&mut self) {
-        self.array_busy.iter_mut().for_each(|b| *b = 0);
-        self.channels.iter_mut().for_each(|c| c.busy.clear());
+        self.arrays.iter_mut().for_each(|a| *a = Array::default());
+        self.channels.iter_mut().for_each(Channel::clear);
+        self.erase_pending.iter_mut().for_each(|p| *p = false);
     }
 
     pub fn transfer_ns(&self) -> u64 {
         self.xfer_ns
     }
+
+    /// When a GC operation queued now on array `a` could start: after the queued ones.
+    #[inline]
+    fn gc_free(&self, a: usize) -> u64 {
+        let arr = &self.arrays[a];
+        arr.busy.max(arr.gc_tail)
+    }
+
+    fn enqueue(&mut self, a: usize, op: GcOp) {
+        let arr = &mut self.arrays[a];
+        debug_assert!(op.ready >= arr.gc_tail, "GC operation queued before the previous one ends");
+        arr.gc_tail = op.ready.saturating_add(op.len);
+        arr.gc.push_back(op);
+    }
+
+    /// Start, in order, the queued GC operations of array `a` that the clock has reached by `t`
+    /// (those that would start before `t`): a host operation issued at `t` goes after them.
+    #[inline]
+    fn catch_up(&mut self, a: usize, t: u64) {
+        while let Some(op) = self.arrays[a].gc.front() {
+            if op.ready.max(self.arrays[a].busy) >= t {
+                break;
+            }
+            self.start_next_gc(a);
+        }
+    }
+
+    /// Start array `a`'s first queued GC operation when the array is free.
+    fn start_next_gc(&mut self, a: usize) {
+        let arr = &mut self.arrays[a];
+        let op = arr.gc.pop_front().expect("a queued GC operation to start");
+        let start = op.ready.max(arr.busy);
+        arr.busy = start.saturating_add(op.len);
+        arr.suspendable = match op.kind {
+            GcKind::Read => None,
+            GcKind::Program => self.suspend_program_ns.map(|c| (c, start)),
+            GcKind::Erase(block) => {
+                if let Some(p) = self.erase_pending.get_mut(block as usize) {
+                    *p = false;
+                }
+                self.suspend_erase_ns.map(|c| (c, start))
+            }
+        };
+    }
+
+    /// A host operation on array `a` ends at `done`: the array is busy until then.
+    #[inline]
+    fn host_booked(&mut self, a: usize, done: u64) {
+        let arr = &mut self.arrays[a];
+        arr.busy = done;
+        arr.suspendable = None;
+    }
+
+    /// A read issued at `t` suspends the GC program or erase running on array `a` when that
+    /// lets it finish sooner: it starts after the suspend cost (or after the read that already
+    /// suspended it), and the GC operation resumes after it with the time it had left.
+    fn suspend_for_read(&mut self, a: usize, c: usize, t: u64) -> Option<u64> {
+        let (cost, resumed) = self.arrays[a].suspendable?;
+        let busy = self.arrays[a].busy;
+        // Paused from `t`, or from the end of the read that suspended it before.
+        let paused = t.max(resumed);
+        let start = if t >= resumed { t.saturating_add(cost) } else { resumed };
+        if t >= busy || start >= busy {
+            return None;
+        }
+        let array_done = start.saturating_add(self.read_ns);
+        let done = self.channels[c].book(t, array_done, self.xfer_ns).saturating_add(self.xfer_ns);
+        let arr = &mut self.arrays[a];
+        arr.busy = done.saturating_add(busy - paused);
+        arr.suspendable = Some((cost, done));
+        Some(done)
+    }
 }
 
-/// A channel's booked transfer intervals `[start, end)`, sorted, disjoint, not touching.
+/// A channel's booked transfer intervals `[start, end)`, keyed by start: disjoint, and every
+/// gap between two of them at least one transfer long.
+///
+/// Every transfer lasts the same `len` (one page at the bus speed), so a gap shorter than that can
+/// never be used: booking closes it (the interval grows over it). Then the gap after the first
+/// interval that ends after `ready` always fits a transfer, and a booking looks at no more than
+/// two intervals: O(log n) however far ahead the bus is booked (a device that falls behind books
+/// reads far in the future and programs now). A few intervals (an idle or lightly loaded bus)
+/// sit in a sorted `Vec`; past [`Intervals::SMALL_MAX`] they move to a `BTreeMap`.
 #[derive(Clone, Debug, Default)]
 struct Channel {
-    busy: Vec<(u64, u64)>,
+    busy: Intervals,
+}
+
+/// Sorted disjoint intervals, start → end.
+#[derive(Clone, Debug)]
+enum Intervals {
+    Small(Vec<(u64, u64)>),
+    Big(BTreeMap<u64, u64>),
+}
+
+impl Default for Intervals {
+    fn default() -> Self {
+        Intervals::Small(Vec::new())
+    }
+}
+
+impl Intervals {
+    /// Longest `Small` list; a `Big` map that drops below `SMALL_MIN` becomes a list again.
+    const SMALL_MAX: usize = 32;
+    const SMALL_MIN: usize = 8;
+
+    /// Drop the intervals that end before `now`.
+    fn drop_stale(&mut self, now: u64) {
+        match self {
+            Intervals::Small(v) => {
+                let stale = v.partition_point(|iv| iv.1 < now);
+                if stale > 0 {
+                    v.drain(..stale);
+                }
+            }
+            Intervals::Big(m) => {
+                while let Some(first) = m.first_entry() {
+                    if *first.get() >= now {
+                        break;
+                    }
+                    first.remove();
+                }
+                if m.len() < Self::SMALL_MIN {
+                    *self = Intervals::Small(m.iter().map(|(&s, &e)| (s, e)).collect());
+                }
+            }
+        }
+    }
+
+    /// The last interval starting at or before `x`.
+    fn at_or_before(&self, x: u64) -> Option<(u64, u64)> {
+        match self {
+            Intervals::Small(v) => v[..v.partition_point(|iv| iv.0 <= x)].last().copied(),
+            Intervals::Big(m) => m.range(..=x).next_back().map(|(&s, &e)| (s, e)),
+        }
+    }
+
+    /// The first interval starting after `x`.
+    fn after(&self, x: u64) -> Option<(u64, u64)> {
+        use std::ops::Bound::{Excluded, Unbounded};
+        match self {
+            Intervals::Small(v) => v.get(v.partition_point(|iv| iv.0 <= x)).copied(),
+            Intervals::Big(m) => m.range((Excluded(x), Unbounded)).next().map(|(&s, &e)| (s, e)),
+        }
+    }
+
+    fn remove(&mut self, start: u64) {
+        match self {
+            Intervals::Small(v) => {
+                if let Ok(i) = v.binary_search_by_key(&start, |iv| iv.0) {
+                    v.remove(i);
+                }
+            }
+            Intervals::Big(m) => {
+                m.remove(&start);
+            }
+        }
+    }
+
+    /// Add `[start, end)`, or set the end of the interval starting at `start`.
+    fn insert(&mut self, start: u64, end: u64) {
+        match self {
+            Intervals::Small(v) => {
+                match v.binary_search_by_key(&start, |iv| iv.0) {
+                    Ok(i) => v[i].1 = end,
+                    Err(i) => v.insert(i, (start, end)),
+                }
+                if v.len() > Self::SMALL_MAX {
+                    *self = Intervals::Big(v.iter().copied().collect());
+                }
+            }
+            Intervals::Big(m) => {
+                m.insert(start, end);
+            }
+        }
+    }
+
+    #[cfg(test)]
+    fn to_vec(&self) -> Vec<(u64, u64)> {
+        match self {
+            Intervals::Small(v) => v.clone(),
+            Intervals::Big(m) => m.iter().map(|(&s, &e)| (s, e)).collect(),
+        }
+    }
 }
 
 impl Channel {
     /// Book `len` ns at the earliest gap starting at or after `ready`; returns the start.
     /// `now` (the operation's issue time) lets intervals that ended before it be dropped.
+    /// `len` must be the same for every booking of a channel (it is the page transfer time).
     fn book(&mut self, now: u64, ready: u64, len: u64) -> u64 {
-        let stale = self.busy.partition_point(|iv| iv.1 < now);
-        if stale > 0 {
-            self.busy.drain(..stale);
-        }
-        let mut i = self.busy.partition_point(|iv| iv.1 <= ready);
-        let mut start = ready;
-        while i < self.busy.len() && self.busy[i].0 < start.saturating_add(len) {
-            start = start.max(self.busy[i].1);
-            i += 1;
-        }
-        let end = start.saturating_add(len);
-        // Insert at i, merging with a touching predecessor and/or successor.
-        let touches_prev = i > 0 && self.busy[i - 1].1 == start;
-        let touches_next = i < self.busy.len() && self.busy[i].0 == end;
-        match (touches_prev, touches_next) {
-            (true, true) => {
-                self.busy[i - 1].1 = self.busy[i].1;
-                self.busy.remove(i);
+        self.busy.drop_stale(now);
+        // The interval holding `ready` or ending at or before it, and the first one after it.
+        let mut prev = self.busy.at_or_before(ready);
+        let mut next = self.busy.after(ready);
+        let mut start = prev.map_or(ready, |(_, e)| e.max(ready));
+        if let Some((ns, ne)) = next {
+            if ns < start.saturating_add(len) {
+                // Too close to the next interval: after it, where the gap fits `len`.
+                start = ne;
+                prev = next;
+                next = self.busy.after(ns);
             }
-            (true, false) => self.busy[i - 1].1 = end,
-            (false, true) => self.busy[i].0 = start,
-            (false, false) => self.busy.insert(i, (start, end)),
         }
-        debug_assert!(self.busy.windows(2).all(|w| w[0].1 < w[1].0), "channel intervals overlap: {:?}", self.busy);
+        if len == 0 {
+            return start;
+        }
+        // Add [start, end), merging with neighbours it touches or leaves less than `len` from.
+        let end = start.saturating_add(len);
+        let mut lo = start;
+        let mut hi = end;
+        if let Some((ps, pe)) = prev {
+            debug_assert!(pe <= start, "booked over [{ps}, {pe}) at {start}");
+            if start - pe < len {
+                lo = ps;
+            }
+        }
+        if let Some((ns, ne)) = next {
+            debug_assert!(ns >= end, "booked over [{ns}, {ne}) at [{start}, {end})");
+            if ns - end < len {
+                self.busy.remove(ns);
+                hi = ne;
+            }
+        }
+        self.busy.insert(lo, hi);
         start
+    }
+
+    fn clear(&mut self) {
+        self.busy = Intervals::default();
     }
 }
 
@@ -288,7 +630,7 @@ mod tests {
         }
     }
     fn params() -> TimingParams {
-        TimingParams { read_us: 50.0, program_us: 500.0, erase_us: 5000.0, bus_mb_s: 409.6, plane_parallel: true }
+        TimingParams { read_us: 50.0, program_us: 500.0, erase_us: 5000.0, bus_mb_s: 409.6, ..TimingParams::default() }
     }
 
     #[test]
@@ -325,6 +667,10 @@ mod tests {
         assert_eq!(t.read(2, 1_000), 1_000 + 50_000 + 10_000);
     }
 
+    fn intervals(c: &Channel) -> Vec<(u64, u64)> {
+        c.busy.to_vec()
+    }
+
     #[test]
     fn channel_gaps_are_filled_in_time_order() {
         let mut c = Channel::default();
@@ -332,9 +678,50 @@ mod tests {
         assert_eq!(c.book(0, 0, 10), 0, "fits before the booked interval");
         assert_eq!(c.book(0, 95, 10), 110, "overlaps [100,110): goes after it");
         assert_eq!(c.book(0, 5, 10), 10);
-        assert_eq!(c.busy, vec![(0, 20), (100, 120)], "touching intervals merge");
+        assert_eq!(intervals(&c), vec![(0, 20), (100, 120)], "touching intervals merge");
         assert_eq!(c.book(50, 50, 10), 50);
-        assert_eq!(c.busy, vec![(50, 60), (100, 120)], "intervals ended before `now` are dropped");
+        assert_eq!(intervals(&c), vec![(50, 60), (100, 120)], "intervals ended before `now` are dropped");
+    }
+
+    #[test]
+    fn gaps_shorter_than_a_transfer_are_closed() {
+        let mut c = Channel::default();
+        assert_eq!(c.book(0, 0, 10), 0);
+        assert_eq!(c.book(0, 15, 10), 15, "a 5 ns gap is left before it");
+        assert_eq!(intervals(&c), vec![(0, 25)], "the 5 ns gap can hold no transfer: closed");
+        assert_eq!(c.book(0, 2, 10), 25, "ready inside the closed gap: after the interval");
+        assert_eq!(c.book(0, 50, 10), 50);
+        assert_eq!(c.book(0, 41, 10), 60, "[41, 51) overlaps [50, 60): after it");
+        assert_eq!(intervals(&c), vec![(0, 35), (50, 70)]);
+        assert_eq!(c.book(0, 36, 10), 36, "fits, leaving 1 and 4 ns gaps: both closed");
+        assert_eq!(intervals(&c), vec![(0, 70)]);
+    }
+
+    /// The merged representation books exactly as a plain list of every interval would.
+    #[test]
+    fn bookings_match_a_list_of_every_interval() {
+        let mut c = Channel::default();
+        let mut all: Vec<(u64, u64)> = Vec::new();
+        let len = 7;
+        let mut x = 12345u64;
+        let mut now = 0;
+        let mut big = 0;
+        for _ in 0..5000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            now += (x >> 60) % 3 + if (x >> 40).is_multiple_of(700) { 3000 } else { 0 };
+            let ready = now + (x >> 33) % 2000;
+            let mut start = ready;
+            all.sort_unstable();
+            for &(s, e) in &all {
+                if s < start + len && e > start {
+                    start = e;
+                }
+            }
+            all.push((start, start + len));
+            assert_eq!(c.book(now, ready, len), start, "booking at ready {ready}");
+            big += matches!(c.busy, Intervals::Big(_)) as u32;
+        }
+        assert!(big > 300 && big < 4900, "both representations used: {big} bookings in the map");
     }
 
     #[test]
