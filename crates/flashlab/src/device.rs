@@ -168,6 +168,16 @@ impl Device {
         }
     }
 
+    /// The second stage of [`Device::prefetch`], a few requests before the request is served
+    /// ([`Ftl::prefetch_update`]). Changes nothing.
+    #[inline]
+    pub fn prefetch_update(&self, offset: u64, len: u64) {
+        let (first, _) = self.page_span(offset, len);
+        if self.remap.is_none() && first < self.logical_pages {
+            self.ftl.prefetch_update(Lpn(first));
+        }
+    }
+
     #[inline]
     pub fn logical_pages(&self) -> u64 {
         self.logical_pages

@@ -564,7 +564,10 @@ impl Measure {
         // first page as it is read, so its mapping is on its way to the cache by the time the
         // request is served. An error met while reading a batch is returned after the requests
         // before it are served, so errors come in the order they would one request at a time.
+        // The second stage (the old page's validity and counters) is asked for UPDATE_AHEAD
+        // requests before one is served, once its mapping has had time to arrive.
         const BATCH: usize = 16;
+        const UPDATE_AHEAD: usize = 4;
         let mut batch: Vec<Request> = Vec::with_capacity(BATCH);
         let mut pending: Option<Error> = None;
         let mut ended = false;
@@ -590,7 +593,10 @@ impl Measure {
                     }
                 }
             }
-            for &req in &batch {
+            for (i, &req) in batch.iter().enumerate() {
+                if let Some(next) = batch.get(i + UPDATE_AHEAD) {
+                    dev.prefetch_update(next.offset, next.len);
+                }
                 let issue = if open_loop {
                     req.time_ns
                 } else {

@@ -204,6 +204,10 @@ pub trait Ftl: Send + Sync + dyn_clone::DynClone {
     /// A hint that `lpn` will be read or written soon: start bringing what its lookup touches
     /// into the cache ([`crate::hint`]). Changes nothing. Default: nothing to do.
     fn prefetch(&self, _lpn: Lpn) {}
+    /// The second stage of [`Ftl::prefetch`], a few requests later, when `lpn`'s mapping is
+    /// likely in the cache: start fetching what its update touches next (the old page's
+    /// validity and its block's counters). Changes nothing. Default: nothing to do.
+    fn prefetch_update(&self, _lpn: Lpn) {}
     /// Physical page holding `lpn`'s current data, if it has one (tests compare mappings).
     fn mapped_ppn(&self, lpn: Lpn) -> Option<Ppn>;
     /// Physical pages the FTL keeps from holding data in steady state: the GC schedule's

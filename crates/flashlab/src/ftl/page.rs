@@ -736,6 +736,17 @@ impl<M: MapTable> Ftl for PageFtl<M> {
         crate::hint::prefetch(&self.l2p, lpn.index());
     }
 
+    #[inline]
+    fn prefetch_update(&self, lpn: Lpn) {
+        let Some(&ppn) = self.l2p.get(lpn.index()) else { return };
+        if ppn != UNMAPPED {
+            let seg = self.segs.layout.segment_of(ppn);
+            crate::hint::prefetch(&self.valid_bits, ppn as usize / 64);
+            crate::hint::prefetch(&self.segs.valid, seg as usize);
+            self.policy.prefetch(seg);
+        }
+    }
+
     fn mapped_ppn(&self, lpn: Lpn) -> Option<Ppn> {
         let ppn = self.l2p[lpn.index()];
         (ppn != UNMAPPED).then_some(Ppn(ppn))

@@ -88,6 +88,13 @@ impl GcPolicy for Greedy {
     }
 
     #[inline]
+    fn prefetch(&self, seg: u32) {
+        crate::hint::prefetch(&self.bucket_of, seg as usize);
+        crate::hint::prefetch(&self.pool_of, seg as usize);
+        self.lists.prefetch(seg);
+    }
+
+    #[inline]
     fn on_invalidate(&mut self, seg: u32, valid_after: u32) {
         if self.bucket_of[seg as usize] != NIL {
             self.unlink(seg);

@@ -27,6 +27,13 @@ impl SegLists {
         }
     }
 
+    /// Start fetching `seg`'s links ([`crate::hint`]).
+    #[inline]
+    pub fn prefetch(&self, seg: u32) {
+        crate::hint::prefetch(&self.next, seg as usize);
+        crate::hint::prefetch(&self.prev, seg as usize);
+    }
+
     #[inline]
     pub fn head(&self, list: usize) -> u32 {
         self.head[list]
