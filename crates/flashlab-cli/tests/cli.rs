@@ -554,30 +554,41 @@ fn an_unusable_output_directory_fails_before_simulating() {
 }
 
 /// Under foreground GC, steering host writes to free planes must beat static round-robin.
-/// Throughput, under both schedules. The write p99 only under `watermark`: its rounds are rare
-/// (under 1% of writes start one), so the p99 write is one that queued behind another plane's
-/// GC, which dynamic striping avoids; under `classic` a few percent of writes start a round in
-/// the plane they need, and wait for it whatever the striping.
+/// With GC blocking a plane for its whole victim (`timing.gc_interleave = false`): throughput
+/// by 1.2x under both schedules, and the write p99 by 10x under `watermark` (its rounds are rare,
+/// under 1% of writes start one, so the p99 write is one that queued behind another plane's GC,
+/// which dynamic striping avoids; under `classic` a few percent of writes start a round in the
+/// plane they need, and wait for it whatever the striping). With GC interleaved per page move
+/// (the default) a write no longer waits for a whole victim, so steering gains less: dynamic
+/// striping must still be ahead on throughput under both schedules, and on the `watermark` p99
+/// by 2x (measured: throughput 1.09x classic, 1.48x watermark; p99 5.9x).
 #[test]
 fn dynamic_striping_keeps_writes_away_from_planes_in_gc() {
     let tput = |v: &serde_json::Value| v["throughput_mib_s"].as_f64().unwrap();
     let p99 = |v: &serde_json::Value| v["latency_us"]["write"]["p99"].as_f64().unwrap();
-    for schedule in ["classic", "watermark"] {
-        let s = format!("ftl.gc_schedule=\"{schedule}\"");
-        let full =
-            run_small(&tmp(&format!("striping-full-{schedule}")), &["--set", "ftl.striping=\"full\"", "--set", &s]);
-        let dynamic = run_small(
-            &tmp(&format!("striping-dynamic-{schedule}")),
-            &["--set", "ftl.striping=\"dynamic\"", "--set", &s],
-        );
-        assert!(
-            tput(&dynamic) > 1.2 * tput(&full),
-            "{schedule}: throughput dynamic {} vs full {}",
-            tput(&dynamic),
-            tput(&full)
-        );
-        if schedule == "watermark" {
-            assert!(p99(&dynamic) < p99(&full) / 10.0, "write p99 dynamic {} vs full {}", p99(&dynamic), p99(&full));
+    for (interleave, gain, p99_gain) in [("false", 1.2, 10.0), ("true", 1.0, 2.0)] {
+        for schedule in ["classic", "watermark"] {
+            let s = format!("ftl.gc_schedule=\"{schedule}\"");
+            let i = format!("timing.gc_interleave={interleave}");
+            let run = |striping: &str| {
+                let dir = tmp(&format!("striping-{striping}-{schedule}-{interleave}"));
+                run_small(&dir, &["--set", &format!("ftl.striping=\"{striping}\""), "--set", &s, "--set", &i])
+            };
+            let (full, dynamic) = (run("full"), run("dynamic"));
+            assert!(
+                tput(&dynamic) > gain * tput(&full),
+                "{schedule}, interleave {interleave}: throughput dynamic {} vs full {}",
+                tput(&dynamic),
+                tput(&full)
+            );
+            if schedule == "watermark" {
+                assert!(
+                    p99(&dynamic) < p99(&full) / p99_gain,
+                    "interleave {interleave}: write p99 dynamic {} vs full {}",
+                    p99(&dynamic),
+                    p99(&full)
+                );
+            }
         }
     }
 }
