@@ -1,6 +1,6 @@
 //! Simulated results do not move when the simulator gets faster: `results.json` and
 //! `series.csv` of the benchmark presets and of small runs of every mapping, GC policy, GC
-//! schedule and buffer are compared with committed snapshots (`tests/snapshots/results/`),
+//! schedule and buffer are compared with committed snapshots (`tests/snapshots/runs/`),
 //! wall-clock figures left out. A change that is meant to alter results (a model fix) updates
 //! them with `UPDATE_SNAPSHOTS=1` in the same commit and says why.
 
@@ -57,7 +57,7 @@ fn check(name: &str, preset: &str, sets: &[&str]) {
     let json = serde_json::to_string_pretty(&v).unwrap() + "\n";
     let csv = std::fs::read_to_string(out.join("series.csv")).unwrap();
     let _ = std::fs::remove_dir_all(&out);
-    let dir = repo().join("crates/flashlab-cli/tests/snapshots/results").join(name);
+    let dir = repo().join("crates/flashlab-cli/tests/snapshots/runs").join(name);
     if std::env::var("UPDATE_SNAPSHOTS").is_ok() {
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("results.json"), &json).unwrap();

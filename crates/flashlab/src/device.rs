@@ -162,9 +162,8 @@ impl Device {
     /// fetching its first page's mapping ([`Ftl::prefetch`]). Changes nothing.
     #[inline]
     pub fn prefetch(&self, offset: u64, len: u64) {
-        let (first, _) = self.page_span(offset, len);
-        if self.remap.is_none() && first < self.logical_pages {
-            self.ftl.prefetch(Lpn(first));
+        if let Some(lpn) = self.hinted_page(offset, len) {
+            self.ftl.prefetch(lpn);
         }
     }
 
@@ -172,10 +171,16 @@ impl Device {
     /// ([`Ftl::prefetch_update`]). Changes nothing.
     #[inline]
     pub fn prefetch_update(&self, offset: u64, len: u64) {
-        let (first, _) = self.page_span(offset, len);
-        if self.remap.is_none() && first < self.logical_pages {
-            self.ftl.prefetch_update(Lpn(first));
+        if let Some(lpn) = self.hinted_page(offset, len) {
+            self.ftl.prefetch_update(lpn);
         }
+    }
+
+    /// The device page a prefetch hint names: a request's first page, when it needs no remap.
+    #[inline]
+    fn hinted_page(&self, offset: u64, len: u64) -> Option<Lpn> {
+        let (first, _) = self.page_span(offset, len);
+        (self.remap.is_none() && first < self.logical_pages).then_some(Lpn(first))
     }
 
     #[inline]

@@ -240,9 +240,15 @@ impl<M: MapTable> PageFtl<M> {
                     continue;
                 }
             }
-            if self.segs.open_next(stream, pool).is_none() {
-                return Err(Error::DeviceFull(format!("pool {pool} has no free segment left for stream {stream}")));
-            }
+            self.open_segment(stream, pool)?;
+        }
+    }
+
+    /// Open the next free segment of `pool` for `stream`, or fail: the device is full.
+    fn open_segment(&mut self, stream: usize, pool: u32) -> Result<(), Error> {
+        match self.segs.open_next(stream, pool) {
+            Some(_) => Ok(()),
+            None => Err(Error::DeviceFull(format!("pool {pool} has no free segment left for stream {stream}"))),
         }
     }
 
@@ -467,11 +473,7 @@ impl<M: MapTable> PageFtl<M> {
                 Some(run) => run,
                 None => {
                     // As `take_page` does inside GC: open the next free segment, or fail.
-                    if self.segs.open_next(stream, pool).is_none() {
-                        return Err(Error::DeviceFull(format!(
-                            "pool {pool} has no free segment left for stream {stream}"
-                        )));
-                    }
+                    self.open_segment(stream, pool)?;
                     continue;
                 }
             };
