@@ -255,8 +255,10 @@ def sweep(
     columns are then NaN. A point fails when its config is invalid, its run raises an error,
     the simulator panics (a bug), or its worker process dies (an abort, a signal such as
     SIGKILL from the kernel's out-of-memory killer: "worker process died (SIGKILL)"); on the
-    process backend the dead worker is replaced and the other points run on. Ray reports a
-    crashed worker likewise. The thread backend survives panics and errors, but an abort or a
+    process backend the dead worker is replaced and the other points run on. On Ray a point
+    whose worker dies is run once more on a fresh worker (Ray's ``max_retries=1``: a worker
+    can also be lost to the cluster, not the point) and fails, "Ray worker process died",
+    when that one dies too. The thread backend survives panics and errors, but an abort or a
     signal ends the whole interpreter (one process holds every thread): use the process
     backend when that is a risk.
 
@@ -472,7 +474,9 @@ def _on_ray(jobs, todo, out: _Outcomes, max_workers, ray_address, runner) -> Non
         raise ImportError("backend='ray' needs Ray: pip install 'ray' (or flashlab[ray])") from None
     if not ray.is_initialized():
         ray.init(address=ray_address, include_dashboard=False, log_to_driver=False)
-    task = ray.remote(num_cpus=1, max_retries=0)(runner)
+    # One retry on a dead worker: Ray also loses workers for reasons that are not the point's
+    # (a node lost, a worker being torn down); a point that kills its worker dies twice.
+    task = ray.remote(num_cpus=1, max_retries=1)(runner)
     limit = max_workers or max(len(todo), 1)
     waiting = list(reversed(todo))
     running = {}
@@ -496,4 +500,8 @@ def _on_ray(jobs, todo, out: _Outcomes, max_workers, ray_address, runner) -> Non
     except BaseException:
         for ref in running:
             ray.cancel(ref, force=True)
+        # Until the cancelled tasks have ended: a worker still being killed must not be
+        # handed the next sweep's first task.
+        if running:
+            ray.wait(list(running), num_returns=len(running), timeout=30)
         raise

@@ -47,3 +47,20 @@ def killed(args, token=None):
 
 
 RUNNERS = {"panic": panics, "abort": aborts, "kill": killed}
+
+
+#: The file ``dies_once`` leaves behind (set by the test before the runner is pickled: Ray
+#: pickles this module by value, its globals with it).
+LOST_ONCE_MARKER = None
+
+
+def dies_once(args, token=None):
+    """Kills its worker the first time any point runs (leaving ``LOST_ONCE_MARKER`` behind),
+    then runs normally: a worker lost once, as a cluster may lose one."""
+    try:
+        fd = os.open(LOST_ONCE_MARKER, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        return _run_point(args, token)
+    os.close(fd)
+    faulthandler.disable()
+    os.kill(os.getpid(), signal.SIGKILL)

@@ -235,6 +235,21 @@ def test_a_dying_point_raises_naming_it(backend, kind, request):
         _dying_sweep(backend, kind, "raise", address)
 
 
+def test_a_worker_lost_once_on_ray_is_retried(healthy, ray_cluster, tmp_path):
+    """A Ray worker that dies once (the first run of the sweep kills it) is not the point's
+    fault: the point runs again on a fresh worker and every point is answered."""
+    import sweep_hooks
+
+    ray = require_ray()
+    ray.cloudpickle.register_pickle_by_value(sweep_hooks)
+    marker = tmp_path / "died"
+    sweep_hooks.LOST_ONCE_MARKER = str(marker)
+    df = flashlab.sweep("default", {"seed": [1, 2]}, backend="ray", max_workers=1, overrides=SMALL, progress=False,
+                        _runner=sweep_hooks.dies_once, ray_address=ray_cluster)
+    assert marker.exists()  # a worker did die
+    pd.testing.assert_frame_equal(df.drop(columns=WALL), healthy.drop(columns=WALL), check_dtype=False)
+
+
 def test_many_deaths_on_few_workers_finish():
     """Every other point kills its worker: each is replaced, and every point is answered."""
     import sweep_hooks
