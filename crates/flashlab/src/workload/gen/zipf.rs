@@ -104,6 +104,8 @@ pub struct FioZipf {
     rand_off: u64,
     /// `n as f64`, converted once.
     n_f64: f64,
+    /// `n - 1` when `n` is a power of two: `x mod n` is then `x & (n - 1)`, without a division.
+    n_mask: Option<u64>,
     /// `⌊n·x^alpha⌋` by multiplications, for the θ whose alpha is within a hair of a multiple
     /// of 1/2; `None` for the others, which keep `powf`.
     fast: Option<PowByMuls>,
@@ -127,7 +129,18 @@ impl FioZipf {
         // The smallest u that reaches the powf branch gives the x farthest from 1.
         let x_far = eta * (zeta2 / zetan) - eta + 1.0;
         let fast = PowByMuls::plan(alpha, x_far);
-        FioZipf { n, theta, zetan, alpha, eta, rank2_below: zeta2, rand_off, n_f64: n as f64, fast }
+        FioZipf {
+            n,
+            theta,
+            zetan,
+            alpha,
+            eta,
+            rank2_below: zeta2,
+            rand_off,
+            n_f64: n as f64,
+            n_mask: n.is_power_of_two().then(|| n - 1),
+            fast,
+        }
     }
 
     pub fn n(&self) -> u64 {
@@ -186,7 +199,11 @@ impl FioZipf {
     /// The item (0-based, `< n`) that holds a 0-based rank: fio's hash plus offset, modulo n.
     #[inline]
     pub fn item(&self, rank: u64) -> u64 {
-        fio_hash_u64(rank).wrapping_add(self.rand_off) % self.n
+        let h = fio_hash_u64(rank).wrapping_add(self.rand_off);
+        match self.n_mask {
+            Some(mask) => h & mask,
+            None => h % self.n,
+        }
     }
 
     #[inline]
@@ -379,6 +396,16 @@ pub fn build(params: toml::Table, ctx: &GenContext) -> Result<Box<dyn Workload>,
 mod tests {
     use super::*;
     use rand::SeedableRng;
+
+    #[test]
+    fn item_is_the_hash_plus_offset_modulo_n_with_or_without_a_mask() {
+        for n in [1u64 << 21, (1 << 21) + 1, 1000, 1] {
+            let z = FioZipf::new(n, 0.9, 0xdead_beef);
+            for rank in (0..5_000u64).chain([u64::MAX / 3, u64::MAX]) {
+                assert_eq!(z.item(rank), fio_hash_u64(rank).wrapping_add(0xdead_beef) % n, "n {n} rank {rank}");
+            }
+        }
+    }
 
     #[test]
     fn theta_rule_mirrors_fio_plus_positivity() {
