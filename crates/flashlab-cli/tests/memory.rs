@@ -7,19 +7,9 @@
 //! configs that panicked, aborted or were accepted before they were refused.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn flashlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_flashlab")).args(args).current_dir(repo()).output().expect("run flashlab")
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-}
+mod common;
+use common::{flashlab, text};
 
 /// 16 planes x 4096 blocks x 256 pages of 4 KiB (16.8 M pages), filled, then a short uniform
 /// write run (2% of the logical capacity: every written page distinct enough to touch buffers).

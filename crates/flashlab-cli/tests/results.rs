@@ -4,12 +4,10 @@
 //! wall-clock figures left out. A change that is meant to alter results (a model fix) updates
 //! them with `UPDATE_SNAPSHOTS=1` in the same commit and says why.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod common;
+use common::repo;
 
 /// The registry names `flashlab list` prints under the heading that starts with `heading`.
 fn listed(heading: &str) -> Vec<String> {
