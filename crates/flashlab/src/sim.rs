@@ -431,14 +431,32 @@ fn precondition_writes(
         let total = (p.overwrite * n as f64) as u64;
         progress.phase("precondition: random overwrite", total);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(derive_seed(cfg.seed, "precondition"));
-        for i in 0..total {
-            dev.write_through(Lpn(rng.random_range(0..n)), Nanos::ZERO)?;
-            dev.end_request(Nanos::ZERO)?;
-            if i & 0xFFFF == 0 {
-                progress.update(i);
-                if progress.cancelled() {
-                    return Err(Error::Interrupted);
+        // As the measured phase's drive loop does: pages drawn a batch ahead (the same draws in
+        // the same order), each one's mapping fetched as it is drawn and its old page's state a
+        // few writes before it is written.
+        const BATCH: usize = 16;
+        const UPDATE_AHEAD: usize = 4;
+        let mut batch = [0u64; BATCH];
+        let mut i = 0;
+        while i < total {
+            let k = (total - i).min(BATCH as u64) as usize;
+            for lpn in &mut batch[..k] {
+                *lpn = rng.random_range(0..n);
+                dev.ftl.prefetch(Lpn(*lpn));
+            }
+            for j in 0..k {
+                if let Some(&next) = batch[..k].get(j + UPDATE_AHEAD) {
+                    dev.ftl.prefetch_update(Lpn(next));
                 }
+                dev.write_through(Lpn(batch[j]), Nanos::ZERO)?;
+                dev.end_request(Nanos::ZERO)?;
+                if i & 0xFFFF == 0 {
+                    progress.update(i);
+                    if progress.cancelled() {
+                        return Err(Error::Interrupted);
+                    }
+                }
+                i += 1;
             }
         }
     }
