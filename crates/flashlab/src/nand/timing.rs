@@ -538,6 +538,47 @@ impl Big {
             _ => Part::First,
         }
     }
+    /// [`Intervals::at_or_before`] (kept out of line: the small list's path stays short).
+    #[inline(never)]
+    fn at_or_before(&self, x: u64) -> Option<(u64, u64)> {
+        match self.part(x) {
+            Part::First => self.first[..upto(&self.first, x)].last().copied(),
+            Part::Last => Some(self.last[upto(&self.last, x) - 1]),
+            Part::Mid(k) => {
+                let c = &self.mid[&k];
+                match upto(c, x) {
+                    0 => match self.mid.range(..k).next_back() {
+                        Some((_, c)) => c.last().copied(),
+                        None => self.first.last().copied(),
+                    },
+                    i => Some(c[i - 1]),
+                }
+            }
+        }
+    }
+
+    /// [`Intervals::after`] (out of line, as `at_or_before`).
+    #[inline(never)]
+    fn after(&self, x: u64) -> Option<(u64, u64)> {
+        use std::ops::Bound::{Excluded, Unbounded};
+        let (c, k) = match self.part(x) {
+            Part::First => (&self.first, None),
+            Part::Mid(k) => (&self.mid[&k], Some(k)),
+            Part::Last => return self.last.get(upto(&self.last, x)).copied(),
+        };
+        if let Some(&iv) = c.get(upto(c, x)) {
+            return Some(iv);
+        }
+        let later = match k {
+            None => self.mid.first_key_value(),
+            Some(k) => self.mid.range((Excluded(k), Unbounded)).next(),
+        };
+        match later {
+            Some((_, c)) => Some(c[0]),
+            None => self.last.first().copied(),
+        }
+    }
+
     /// The chunk `p` names.
     fn chunk(&mut self, p: Part) -> &mut Vec<(u64, u64)> {
         match p {
@@ -603,7 +644,6 @@ impl Intervals {
     const SMALL_MIN: usize = 8;
 
     /// Drop the intervals that end before `now`.
-
     fn drop_stale(&mut self, now: u64) {
         match self {
             Intervals::Small(v) => {
@@ -640,47 +680,16 @@ impl Intervals {
     fn at_or_before(&self, x: u64) -> Option<(u64, u64)> {
         match self {
             Intervals::Small(v) => v[..upto(v, x)].last().copied(),
-            Intervals::Big(b) => match b.part(x) {
-                Part::First => b.first[..upto(&b.first, x)].last().copied(),
-                Part::Last => Some(b.last[upto(&b.last, x) - 1]),
-                Part::Mid(k) => {
-                    let c = &b.mid[&k];
-                    match upto(c, x) {
-                        0 => match b.mid.range(..k).next_back() {
-                            Some((_, c)) => c.last().copied(),
-                            None => b.first.last().copied(),
-                        },
-                        i => Some(c[i - 1]),
-                    }
-                }
-            },
+            Intervals::Big(b) => b.at_or_before(x),
         }
     }
 
     /// The first interval starting after `x`.
     #[inline]
     fn after(&self, x: u64) -> Option<(u64, u64)> {
-        use std::ops::Bound::{Excluded, Unbounded};
         match self {
             Intervals::Small(v) => v.get(upto(v, x)).copied(),
-            Intervals::Big(b) => {
-                let (c, k) = match b.part(x) {
-                    Part::First => (&b.first, None),
-                    Part::Mid(k) => (&b.mid[&k], Some(k)),
-                    Part::Last => return b.last.get(upto(&b.last, x)).copied(),
-                };
-                if let Some(&iv) = c.get(upto(c, x)) {
-                    return Some(iv);
-                }
-                let later = match k {
-                    None => b.mid.first_key_value(),
-                    Some(k) => b.mid.range((Excluded(k), Unbounded)).next(),
-                };
-                match later {
-                    Some((_, c)) => Some(c[0]),
-                    None => b.last.first().copied(),
-                }
-            }
+            Intervals::Big(b) => b.after(x),
         }
     }
 
@@ -763,6 +772,7 @@ impl Channel {
     }
 
     /// [`Channel::book`] in any representation, through the interval queries.
+    #[inline]
     fn book_slow(&mut self, ready: u64, len: u64) -> u64 {
         // The interval holding `ready` or ending at or before it, and the first one after it.
         let mut prev = self.busy.at_or_before(ready);
