@@ -19,7 +19,8 @@
 //! hold the bus against transfers of idle planes meanwhile. Intervals that end before an
 //! operation's issue time are forgotten (issue times do not go backwards); intervals closer than
 //! one transfer merge (no transfer fits between them), so a booking is O(log n) in the booked
-//! intervals however far ahead of the clock the bus is booked.
+//! intervals however far ahead of the clock the bus is booked, and O(1) plus a binary search in
+//! a chunk for the bookings of a device that falls behind (see `Channel`).
 //!
 //! Clock arithmetic saturates at `u64::MAX` instead of wrapping: validated timings (each
 //! operation at most 1 s, a page's transfer at most 1 s) cannot get there in a run a machine can
@@ -455,25 +456,62 @@ impl Timeline {
     }
 }
 
-/// A channel's booked transfer intervals `[start, end)`, keyed by start: disjoint, and every
-/// gap between two of them at least one transfer long.
+/// A channel's booked transfer intervals `[start, end)`: disjoint, sorted, and every gap between
+/// two of them at least one transfer long.
 ///
 /// Every transfer lasts the same `len` (one page at the bus speed), so a gap shorter than that can
 /// never be used: booking closes it (the interval grows over it). Then the gap after the first
 /// interval that ends after `ready` always fits a transfer, and a booking looks at no more than
-/// two intervals: O(log n) however far ahead the bus is booked (a device that falls behind books
-/// reads far in the future and programs now). A few intervals (an idle or lightly loaded bus)
-/// sit in a sorted `Vec`; past [`Intervals::SMALL_MAX`] they move to a `BTreeMap`.
+/// three intervals (the one before `ready`, the next, and the one after that).
+///
+/// A device that falls behind keeps many intervals booked ahead of the clock (one per read whose
+/// plane is busy, ~10^5 in the backlog benchmark), and no interval after `now` can be forgotten:
+/// a later program transfer (booked from its issue time) may still reach the gaps between them.
+/// What such a device does is predictable: program transfers book at the front (at `now`, the
+/// first interval grows) and reads book near the back (at their plane's free time, the latest
+/// times booked). So the intervals sit in sorted chunks: the `first`, the `last`, and the ones
+/// between in a `BTreeMap` keyed by a lower bound of each chunk's starts. A booking that stays
+/// inside the first or the last chunk (every booking of the backlog benchmark but a few percent)
+/// costs one binary search in a chunk and a short `memmove`, with no tree search; any other goes
+/// through the map, O(log n) with chunks of at most [`CHUNK_MAX`] intervals ([`LAST_MAX`] for the
+/// last). A few intervals (an idle or lightly loaded bus) sit in one sorted `Vec`.
 #[derive(Clone, Debug, Default)]
 struct Channel {
     busy: Intervals,
 }
 
-/// Sorted disjoint intervals, start → end.
+/// Most intervals in a chunk of [`Big::mid`] or in [`Big::first`]: a split keeps half.
+const CHUNK_MAX: usize = 64;
+/// Most intervals in [`Big::last`], where reads of a backlogged device book: a split moves its
+/// lower half into the map as one chunk.
+const LAST_MAX: usize = 512;
+
+/// Sorted disjoint intervals `(start, end)`.
 #[derive(Clone, Debug)]
 enum Intervals {
     Small(Vec<(u64, u64)>),
-    Big(BTreeMap<u64, u64>),
+    Big(Big),
+}
+
+/// Many intervals, in sorted chunks: `first`, then `mid`, then `last`. Every start in `first` is
+/// below every key of `mid`; a `mid` chunk's key is at or below its first start and above every
+/// start of the chunks before it; every start in `last` is above every start before it.
+/// `first` is never empty, nor is a `mid` chunk, and `last` is not empty while `mid` is not.
+#[derive(Clone, Debug)]
+struct Big {
+    first: Vec<(u64, u64)>,
+    mid: BTreeMap<u64, Vec<(u64, u64)>>,
+    last: Vec<(u64, u64)>,
+    /// Intervals in all chunks.
+    len: usize,
+}
+
+/// A chunk of a [`Big`] (a `mid` chunk by its key).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Part {
+    First,
+    Mid(u64),
+    Last,
 }
 
 impl Default for Intervals {
@@ -482,8 +520,126 @@ impl Default for Intervals {
     }
 }
 
+/// Intervals of a sorted chunk starting at or before `x`.
+#[inline]
+fn upto(c: &[(u64, u64)], x: u64) -> usize {
+    c.partition_point(|iv| iv.0 <= x)
+}
+
+impl Big {
+    /// The chunk that holds (or would hold) start `x`.
+    #[inline]
+    fn part(&self, x: u64) -> Part {
+        if self.last.first().is_some_and(|iv| iv.0 <= x) {
+            return Part::Last;
+        }
+        match self.mid.first_key_value() {
+            Some((&k, _)) if k <= x => Part::Mid(*self.mid.range(..=x).next_back().expect("a chunk at or before x").0),
+            _ => Part::First,
+        }
+    }
+    /// [`Intervals::at_or_before`] (kept out of line: the small list's path stays short).
+    #[inline(never)]
+    fn at_or_before(&self, x: u64) -> Option<(u64, u64)> {
+        match self.part(x) {
+            Part::First => self.first[..upto(&self.first, x)].last().copied(),
+            Part::Last => Some(self.last[upto(&self.last, x) - 1]),
+            Part::Mid(k) => {
+                let c = &self.mid[&k];
+                match upto(c, x) {
+                    0 => match self.mid.range(..k).next_back() {
+                        Some((_, c)) => c.last().copied(),
+                        None => self.first.last().copied(),
+                    },
+                    i => Some(c[i - 1]),
+                }
+            }
+        }
+    }
+
+    /// [`Intervals::after`] (out of line, as `at_or_before`).
+    #[inline(never)]
+    fn after(&self, x: u64) -> Option<(u64, u64)> {
+        use std::ops::Bound::{Excluded, Unbounded};
+        let (c, k) = match self.part(x) {
+            Part::First => (&self.first, None),
+            Part::Mid(k) => (&self.mid[&k], Some(k)),
+            Part::Last => return self.last.get(upto(&self.last, x)).copied(),
+        };
+        if let Some(&iv) = c.get(upto(c, x)) {
+            return Some(iv);
+        }
+        let later = match k {
+            None => self.mid.first_key_value(),
+            Some(k) => self.mid.range((Excluded(k), Unbounded)).next(),
+        };
+        match later {
+            Some((_, c)) => Some(c[0]),
+            None => self.last.first().copied(),
+        }
+    }
+
+    /// The chunk `p` names.
+    fn chunk(&mut self, p: Part) -> &mut Vec<(u64, u64)> {
+        match p {
+            Part::First => &mut self.first,
+            Part::Mid(k) => self.mid.get_mut(&k).expect("mid chunk"),
+            Part::Last => &mut self.last,
+        }
+    }
+    /// Restore: `first` non-empty (else false: nothing left), `last` non-empty when `mid` is,
+    /// no empty mid chunk, no chunk over CHUNK_MAX.
+    fn fix(&mut self, p: Part) -> bool {
+        match p {
+            Part::Mid(k) => {
+                let c = self.mid.get_mut(&k).expect("mid chunk");
+                if c.is_empty() {
+                    self.mid.remove(&k);
+                } else if c.len() > CHUNK_MAX {
+                    let upper = c.split_off(CHUNK_MAX / 2);
+                    self.mid.insert(upper[0].0, upper);
+                }
+            }
+            Part::Last => {
+                if self.last.len() > LAST_MAX {
+                    let upper = self.last.split_off(LAST_MAX / 2);
+                    let lower = std::mem::replace(&mut self.last, upper);
+                    self.mid.insert(lower[0].0, lower);
+                } else if self.last.is_empty() {
+                    if let Some((_, c)) = self.mid.pop_last() {
+                        self.last = c;
+                    }
+                }
+            }
+            Part::First => {
+                if self.first.len() > CHUNK_MAX {
+                    let upper = self.first.split_off(CHUNK_MAX / 2);
+                    if self.last.is_empty() {
+                        self.last = upper;
+                    } else {
+                        self.mid.insert(upper[0].0, upper);
+                    }
+                } else if self.first.is_empty() {
+                    match self.mid.pop_first() {
+                        Some((_, c)) => self.first = c,
+                        None => std::mem::swap(&mut self.first, &mut self.last),
+                    }
+                    return !self.first.is_empty();
+                }
+            }
+        }
+        true
+    }
+    fn to_vec(&self) -> Vec<(u64, u64)> {
+        let mut v = self.first.clone();
+        v.extend(self.mid.values().flatten());
+        v.extend_from_slice(&self.last);
+        v
+    }
+}
+
 impl Intervals {
-    /// Longest `Small` list; a `Big` map that drops below `SMALL_MIN` becomes a list again.
+    /// Longest `Small` list; a `Big` that drops below `SMALL_MIN` becomes a list again.
     const SMALL_MAX: usize = 32;
     const SMALL_MIN: usize = 8;
 
@@ -496,37 +652,48 @@ impl Intervals {
                     v.drain(..stale);
                 }
             }
-            Intervals::Big(m) => {
-                while let Some(first) = m.first_entry() {
-                    if *first.get() >= now {
+            Intervals::Big(b) => {
+                if b.first[0].1 >= now {
+                    return;
+                }
+                loop {
+                    let stale = b.first.partition_point(|iv| iv.1 < now);
+                    b.first.drain(..stale);
+                    b.len -= stale;
+                    if !b.fix(Part::First) {
+                        *self = Intervals::Small(Vec::new());
+                        return;
+                    }
+                    if b.first[0].1 >= now {
                         break;
                     }
-                    first.remove();
                 }
-                if m.len() < Self::SMALL_MIN {
-                    *self = Intervals::Small(m.iter().map(|(&s, &e)| (s, e)).collect());
+                if b.len < Self::SMALL_MIN {
+                    *self = Intervals::Small(b.to_vec());
                 }
             }
         }
     }
 
     /// The last interval starting at or before `x`.
+    #[inline]
     fn at_or_before(&self, x: u64) -> Option<(u64, u64)> {
         match self {
-            Intervals::Small(v) => v[..v.partition_point(|iv| iv.0 <= x)].last().copied(),
-            Intervals::Big(m) => m.range(..=x).next_back().map(|(&s, &e)| (s, e)),
+            Intervals::Small(v) => v[..upto(v, x)].last().copied(),
+            Intervals::Big(b) => b.at_or_before(x),
         }
     }
 
     /// The first interval starting after `x`.
+    #[inline]
     fn after(&self, x: u64) -> Option<(u64, u64)> {
-        use std::ops::Bound::{Excluded, Unbounded};
         match self {
-            Intervals::Small(v) => v.get(v.partition_point(|iv| iv.0 <= x)).copied(),
-            Intervals::Big(m) => m.range((Excluded(x), Unbounded)).next().map(|(&s, &e)| (s, e)),
+            Intervals::Small(v) => v.get(upto(v, x)).copied(),
+            Intervals::Big(b) => b.after(x),
         }
     }
 
+    /// Remove the interval starting at `start`.
     fn remove(&mut self, start: u64) {
         match self {
             Intervals::Small(v) => {
@@ -534,8 +701,16 @@ impl Intervals {
                     v.remove(i);
                 }
             }
-            Intervals::Big(m) => {
-                m.remove(&start);
+            Intervals::Big(b) => {
+                let p = b.part(start);
+                let c = b.chunk(p);
+                if let Ok(i) = c.binary_search_by_key(&start, |iv| iv.0) {
+                    c.remove(i);
+                    b.len -= 1;
+                    if !b.fix(p) {
+                        *self = Intervals::Small(Vec::new());
+                    }
+                }
             }
         }
     }
@@ -549,11 +724,24 @@ impl Intervals {
                     Err(i) => v.insert(i, (start, end)),
                 }
                 if v.len() > Self::SMALL_MAX {
-                    *self = Intervals::Big(v.iter().copied().collect());
+                    let first = std::mem::take(v);
+                    let len = first.len();
+                    let mut b = Big { first, mid: BTreeMap::new(), last: Vec::new(), len };
+                    b.fix(Part::First);
+                    *self = Intervals::Big(b);
                 }
             }
-            Intervals::Big(m) => {
-                m.insert(start, end);
+            Intervals::Big(b) => {
+                let p = b.part(start);
+                let c = b.chunk(p);
+                match c.binary_search_by_key(&start, |iv| iv.0) {
+                    Ok(i) => c[i].1 = end,
+                    Err(i) => {
+                        c.insert(i, (start, end));
+                        b.len += 1;
+                        b.fix(p);
+                    }
+                }
             }
         }
     }
@@ -562,7 +750,7 @@ impl Intervals {
     fn to_vec(&self) -> Vec<(u64, u64)> {
         match self {
             Intervals::Small(v) => v.clone(),
-            Intervals::Big(m) => m.iter().map(|(&s, &e)| (s, e)).collect(),
+            Intervals::Big(b) => b.to_vec(),
         }
     }
 }
@@ -573,6 +761,19 @@ impl Channel {
     /// `len` must be the same for every booking of a channel (it is the page transfer time).
     fn book(&mut self, now: u64, ready: u64, len: u64) -> u64 {
         self.busy.drop_stale(now);
+        if let Intervals::Big(b) = &mut self.busy {
+            if len > 0 {
+                if let Some(start) = b.book_fast(ready, len) {
+                    return start;
+                }
+            }
+        }
+        self.book_slow(ready, len)
+    }
+
+    /// [`Channel::book`] in any representation, through the interval queries.
+    #[inline]
+    fn book_slow(&mut self, ready: u64, len: u64) -> u64 {
         // The interval holding `ready` or ending at or before it, and the first one after it.
         let mut prev = self.busy.at_or_before(ready);
         let mut next = self.busy.after(ready);
@@ -608,7 +809,73 @@ impl Channel {
         self.busy.insert(lo, hi);
         start
     }
+}
 
+impl Big {
+    /// [`Channel::book`] inside the first or the last chunk, when every interval it looks at
+    /// is there (the same steps as [`Channel::book_slow`], on indices); `None` otherwise.
+    #[inline]
+    fn book_fast(&mut self, ready: u64, len: u64) -> Option<u64> {
+        let p = if self.last.first().is_some_and(|iv| iv.0 <= ready) {
+            Part::Last
+        } else if self.mid.first_key_value().is_none_or(|(&k, _)| ready < k) {
+            Part::First
+        } else {
+            return None;
+        };
+        let (c, first, last) = match p {
+            Part::Last => (&mut self.last, false, true),
+            _ => (&mut self.first, true, self.mid.is_empty() && self.last.is_empty()),
+        };
+        let i = upto(c, ready);
+        if i == 0 && !first {
+            return None;
+        }
+        // Interval j of the chunk; Err when it lies in another chunk.
+        let get = |c: &Vec<(u64, u64)>, j: usize| -> Result<Option<(u64, u64)>, ()> {
+            match c.get(j) {
+                Some(&iv) => Ok(Some(iv)),
+                None if last => Ok(None),
+                None => Err(()),
+            }
+        };
+        let mut pi = i.checked_sub(1);
+        let mut prev = pi.map(|j| c[j]);
+        let mut ni = i;
+        let mut next = get(c, ni).ok()?;
+        let mut start = prev.map_or(ready, |(_, e)| e.max(ready));
+        if let Some((ns, ne)) = next {
+            if ns < start.saturating_add(len) {
+                start = ne;
+                prev = next;
+                pi = Some(ni);
+                ni += 1;
+                next = get(c, ni).ok()?;
+            }
+        }
+        let end = start.saturating_add(len);
+        let merge_prev = prev.is_some_and(|(_, pe)| start - pe < len);
+        let merge_next = next.is_some_and(|(ns, _)| ns - end < len);
+        match (merge_prev, merge_next) {
+            (true, true) => {
+                c[pi.unwrap()].1 = next.unwrap().1;
+                c.remove(ni);
+                self.len -= 1;
+            }
+            (true, false) => c[pi.unwrap()].1 = end,
+            (false, true) => c[ni] = (start, next.unwrap().1),
+            (false, false) => {
+                c.insert(ni, (start, end));
+                self.len += 1;
+            }
+        }
+        let alive = self.fix(p);
+        debug_assert!(alive);
+        Some(start)
+    }
+}
+
+impl Channel {
     fn clear(&mut self) {
         self.busy = Intervals::default();
     }
@@ -722,6 +989,61 @@ mod tests {
             big += matches!(c.busy, Intervals::Big(_)) as u32;
         }
         assert!(big > 300 && big < 4900, "both representations used: {big} bookings in the map");
+    }
+
+    /// First fit over every interval ever booked, kept sorted: the plain reference.
+    fn first_fit(all: &mut Vec<(u64, u64)>, ready: u64, len: u64) -> u64 {
+        let mut start = ready;
+        let mut i = all.partition_point(|iv| iv.1 <= ready);
+        while let Some(&(s, e)) = all.get(i) {
+            if s >= start + len {
+                break;
+            }
+            start = start.max(e);
+            i += 1;
+        }
+        all.insert(i, (start, start + len));
+        start
+    }
+
+    /// A device far behind its host, as in the backlog benchmark: programs book at their issue
+    /// time, reads at their plane's free time far ahead, a few anywhere between. The chunked
+    /// representation (first, middle and last chunks) books exactly as a plain list would.
+    #[test]
+    fn backlogged_bookings_match_a_list_of_every_interval() {
+        let mut c = Channel::default();
+        let mut all: Vec<(u64, u64)> = Vec::new();
+        let len = 10;
+        let mut x = 987654321u64;
+        let mut now = 0;
+        let mut plane_free = [0u64; 4];
+        let (mut mid, mut shrunk) = (0u32, 0u32);
+        for n in 0..40_000u32 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            now += (x >> 61) % 3;
+            // The host pauses twice: the device catches up and the booked set shrinks.
+            if n == 15_000 || n == 30_000 {
+                now = all.last().map_or(now, |iv| iv.1) - 30;
+            }
+            let ready = match (x >> 20) % 16 {
+                0..=7 => now,
+                8..=14 => {
+                    let p = &mut plane_free[((x >> 30) % 4) as usize];
+                    *p = (*p).max(now) + 150 + (x >> 40) % 60;
+                    *p
+                }
+                _ => now + (x >> 35) % (plane_free[0].saturating_sub(now) + 1),
+            };
+            let want = first_fit(&mut all, ready, len);
+            assert_eq!(c.book(now, ready, len), want, "booking {n} at ready {ready}, now {now}");
+            match &c.busy {
+                Intervals::Big(b) if !b.mid.is_empty() => mid += 1,
+                Intervals::Small(_) if n > 15_000 => shrunk += 1,
+                _ => {}
+            }
+        }
+        assert!(mid > 20_000, "the middle chunks were used: {mid} bookings");
+        assert!(shrunk > 0, "the chunks went back to a list when the device caught up");
     }
 
     #[test]
