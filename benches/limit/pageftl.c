@@ -252,6 +252,22 @@ static inline void bucket_unlink(uint32_t seg) {
     bucket_of[seg] = NIL;
 }
 
+/* A sealed block lost a valid page: to the back of the bucket of its new count. */
+static inline void bucket_move(uint32_t seg, uint32_t valid) {
+    uint32_t pool = pool_of(seg), base = pool * BUCKETS;
+    uint32_t b = base + bucket_of[seg], p = prv[seg], n = nxt[seg];
+    if (p == NIL) head[b] = n; else nxt[p] = n;
+    if (n == NIL) tail[b] = p; else prv[n] = p;
+    b = base + valid;
+    uint32_t t = tail[b];
+    prv[seg] = t;
+    nxt[seg] = NIL;
+    if (t == NIL) head[b] = seg; else nxt[t] = seg;
+    tail[b] = seg;
+    bucket_of[seg] = valid;
+    if (valid < low_hint[pool]) low_hint[pool] = valid;
+}
+
 static uint32_t greedy_victim(uint32_t pool) {
     uint32_t base = pool * BUCKETS;
     for (uint32_t v = low_hint[pool]; v <= PPB; v++) {
@@ -289,32 +305,45 @@ static inline void seal(uint32_t pool, uint32_t seg) {
     bucket_push(seg, seg_valid[seg]);
 }
 
-/* Collect one victim of `pool`: move its valid pages to the frontier in page order, one run
- * of the open block at a time, then erase it. */
+/* Set bits [from, to) of valid_bits, a word at a time. */
+static inline void set_bit_range(uint32_t from, uint32_t to) {
+    while (from < to) {
+        uint32_t w = from / 64, lo = from % 64, hi = to - w * 64 < 64 ? to - w * 64 : 64;
+        uint64_t mask = (hi == 64 ? ~0ull : (1ull << hi) - 1) & ~((1ull << lo) - 1);
+        valid_bits[w] |= mask;
+        from = w * 64 + hi;
+    }
+}
+
+/* Collect one victim of `pool`: list its valid pages' logical pages (in page order), then copy
+ * them to the frontier one run of the open block at a time, the L2P entries prefetched AHEAD
+ * pages before their update; erase the victim. */
 static void collect(uint32_t pool) {
     uint32_t victim = greedy_victim(pool), first = victim * PPB;
-    uint32_t lpns[PPB], n = 0;
+    uint32_t lpns[PPB + AHEAD], n = 0;
     for (uint32_t w = 0; w < PPB / 64; w++) {
         uint64_t bits = valid_bits[first / 64 + w];
+        const uint32_t *oob = &p2l[first + w * 64];
         while (bits) {
-            lpns[n++] = p2l[first + w * 64 + (uint32_t)__builtin_ctzll(bits)];
+            lpns[n++] = oob[__builtin_ctzll(bits)];
             bits &= bits - 1;
         }
         valid_bits[first / 64 + w] = 0;
     }
-    for (uint32_t i = 0; i < n && i < AHEAD; i++) __builtin_prefetch(&l2p[lpns[i]], 1);
+    for (uint32_t i = 0; i < AHEAD; i++) lpns[n + i] = 0; /* prefetch targets past the end */
+    for (uint32_t i = 0; i < AHEAD; i++) __builtin_prefetch(&l2p[lpns[i]], 1);
     uint32_t k = 0;
     while (k < n) {
         if (open_seg[pool] == NIL) open_next(pool);
         uint32_t seg = open_seg[pool], off = open_off[pool];
         uint32_t run = n - k < PPB - off ? n - k : PPB - off, dst = seg * PPB + off;
+        const uint32_t *src = &lpns[k];
         for (uint32_t i = 0; i < run; i++) {
-            if (k + i + AHEAD < n) __builtin_prefetch(&l2p[lpns[k + i + AHEAD]], 1);
-            uint32_t lpn = lpns[k + i];
-            l2p[lpn] = dst + i;
-            p2l[dst + i] = lpn;
-            valid_bits[(dst + i) / 64] |= 1ull << ((dst + i) % 64);
+            __builtin_prefetch(&l2p[src[i + AHEAD]], 1);
+            l2p[src[i]] = dst + i;
         }
+        memcpy(&p2l[dst], src, run * sizeof *src);
+        set_bit_range(dst, dst + run);
         open_off[pool] = off + run;
         seg_valid[seg] += run;
         seg_valid[victim] -= run;
@@ -358,10 +387,7 @@ static inline void host_write(uint32_t lpn) {
         valid_bits[old / 64] &= ~(1ull << (old % 64));
         pool_valid[pool_of(seg)]--;
         uint32_t v = --seg_valid[seg];
-        if (bucket_of[seg] != NIL) {
-            bucket_unlink(seg);
-            bucket_push(seg, v);
-        }
+        if (bucket_of[seg] != NIL) bucket_move(seg, v);
     }
     host_writes++;
     l2p[lpn] = ppn;
