@@ -179,7 +179,7 @@ static Zipf zipf_new(uint64_t n, double theta, uint64_t rand_off) {
 
 /* floor(n * x^alpha) exactly as (n * pow(x, alpha)) truncated, or -1 when the powering
  * cannot tell (then the caller uses pow). */
-static inline int64_t floor_n_pow(const Zipf *z, double x) {
+static inline __attribute__((always_inline)) int64_t floor_n_pow(const Zipf *z, double x) {
     if (!(x >= z->x_min && x <= z->x_max)) return -1;
     double b = z->sqrt_b ? sqrt(x) : x, p = b;
     for (uint32_t bit = z->bit_start; bit; bit >>= 1) {
@@ -193,7 +193,7 @@ static inline int64_t floor_n_pow(const Zipf *z, double x) {
     return (frac > slack && frac + slack < 1.0) ? fl : -1;
 }
 
-static inline uint64_t zipf_rank(const Zipf *z, uint32_t rand32, int use_pow) {
+static inline __attribute__((always_inline)) uint64_t zipf_rank(const Zipf *z, uint32_t rand32, int use_pow) {
     double u = (double)rand32 / (double)UINT32_MAX;
     double s = u * z->zetan;
     uint64_t rank1;
@@ -209,7 +209,7 @@ static inline uint64_t zipf_rank(const Zipf *z, uint32_t rand32, int use_pow) {
     return rank1 - 1;
 }
 
-static inline uint32_t zipf_sample(const Zipf *z, Rng *r, int use_pow) {
+static inline __attribute__((always_inline)) uint32_t zipf_sample(const Zipf *z, Rng *r, int use_pow) {
     uint64_t h = zipf_rank(z, next_u32(r), use_pow) * 0x9e37fffffffc0001ull + z->rand_off;
     return (uint32_t)(z->mask ? (h & z->mask) : h % z->n);
 }
@@ -364,7 +364,7 @@ static inline uint32_t pool_for(void) {
             if (pool_valid[q] < POOL_VALID_LIMIT) { p = q; break; }
         }
     }
-    cursor = p + 1 == PLANES ? 0 : p + 1;
+    cursor = (p + 1) % PLANES;
     return p;
 }
 
@@ -378,7 +378,7 @@ static inline uint32_t take_page(uint32_t pool) {
     }
 }
 
-static inline void host_write(uint32_t lpn) {
+static inline __attribute__((always_inline)) void host_write(uint32_t lpn) {
     uint32_t pool = pool_for();
     uint32_t ppn = take_page(pool);
     uint32_t old = l2p[lpn];
