@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """flashlab against the C limit (pageftl) on bench-accounting, in alternating runs.
 
-Each round runs every flashlab binary given, then pageftl in modes a, b and c, one process at
+Each round runs every flashlab binary given, then pageftl in modes a, b, c and d, one process at
 a time, so that the machine's load changes hit all of them alike. Reports per program the median
 host pages/s of the measured phase with min-max, the WAF (which must agree), and the ratio of
 each flashlab median to each pageftl median.
@@ -61,10 +61,10 @@ def fmt_rate(values):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("flashlab", nargs="+", help="flashlab binaries to compare")
+    ap.add_argument("flashlab", nargs="*", help="flashlab binaries to compare")
     ap.add_argument("--runs", type=int, default=5, help="alternating rounds (default 5)")
     ap.add_argument("--pageftl", default=os.path.join(HERE, "pageftl"), help="the C limit (make -C benches/limit)")
-    ap.add_argument("--modes", default="abc", help="pageftl modes to run (default abc)")
+    ap.add_argument("--modes", default="abcd", help="pageftl modes to run (default abcd)")
     ap.add_argument("--instructions", action="store_true", help="cachegrind instruction counts instead of rates")
     args = ap.parse_args()
     if not os.access(args.pageftl, os.X_OK):

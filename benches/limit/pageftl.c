@@ -30,10 +30,12 @@
  * Three ways to feed the FTL (-m):
  *  a  straightforward: draw one address, write it, repeat;
  *  b  batches: draw 16 addresses and prefetch their L2P entries, then write the previous 16;
- *  c  pre-generated: every address drawn before the clock starts; L2P prefetched 16 ahead.
+ *  c  pre-generated: every address drawn before the clock starts; L2P prefetched 16 ahead;
+ *  d  b plus a second prefetch stage one batch later: the old page's valid bit, its block's
+ *     valid count and greedy links (what flashlab's Ftl::prefetch_update asks for).
  *
  * Build: see Makefile (-O2 -march=native -ffp-contract=off: no fused multiply-adds, so the
- * zipf arithmetic rounds as Rust's does). Usage: pageftl [-m a|b|c] [-v volume_ratio]
+ * zipf arithmetic rounds as Rust's does). Usage: pageftl [-m a|b|c|d] [-v volume_ratio]
  * [-s seed] [-P] [-V]. -P: one pow() per zipf sample (fio's formula as written) instead of the
  * multiplications (same addresses, slower). -V: check every invariant after the run. Output:
  * one line of key=value pairs.
@@ -456,9 +458,9 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "-s") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "-V")) check = 1;
         else if (!strcmp(argv[i], "-P")) use_pow = 1;
-        else die("usage: pageftl [-m a|b|c] [-v volume_ratio] [-s seed] [-P] [-V]");
+        else die("usage: pageftl [-m a|b|c|d] [-v volume_ratio] [-s seed] [-P] [-V]");
     }
-    if (mode != 'a' && mode != 'b' && mode != 'c') die("-m takes a, b or c");
+    if (!mode || !strchr("abcd", mode)) die("-m takes a, b, c or d");
     if (!(volume_ratio > 0.0 && volume_ratio <= 1000.0)) die("-v takes a volume ratio in (0, 1000]");
 
     /* Workload first, as flashlab builds it before preconditioning (zeta is not timed). */
@@ -485,24 +487,36 @@ int main(int argc, char **argv) {
     double t1 = now_s();
     if (mode == 'a') {
         for (uint64_t i = 0; i < requests; i++) host_write(zipf_sample(&z, &wrng, use_pow));
-    } else if (mode == 'b') {
-        uint32_t batch[2][AHEAD];
+    } else if (mode == 'b' || mode == 'd') {
+        /* A ring of three batches: draw batch i + 2 and prefetch its L2P entries; (mode d) for
+         * batch i + 1, whose entries have arrived, prefetch what its writes will touch besides
+         * them: the old page's valid-bit word and its block's valid count and bucket links;
+         * then write batch i. */
+        uint32_t batch[3][AHEAD], len[3] = {0, 0, 0};
         uint64_t done = 0, drawn = 0;
-        int cur = 0;
-        uint32_t have = 0;
-        while (done < requests) {
-            /* Draw and prefetch the next batch, then write the one drawn before it. */
-            uint32_t next = 0;
+        for (uint32_t i = 0; done < requests; i = i == 2 ? 0 : i + 1) {
+            uint32_t fill = i == 0 ? 2 : i - 1, mid = i == 2 ? 0 : i + 1, next = 0;
             while (next < AHEAD && drawn < requests) {
                 uint32_t lpn = zipf_sample(&z, &wrng, use_pow);
                 __builtin_prefetch(&l2p[lpn], 1);
-                batch[cur ^ 1][next++] = lpn;
+                batch[fill][next++] = lpn;
                 drawn++;
             }
-            for (uint32_t i = 0; i < have; i++) host_write(batch[cur][i]);
-            done += have;
-            have = next;
-            cur ^= 1;
+            len[fill] = next;
+            if (mode == 'd') {
+                for (uint32_t j = 0; j < len[mid]; j++) {
+                    uint32_t old = l2p[batch[mid][j]];
+                    if (old == NIL) continue;
+                    __builtin_prefetch(&valid_bits[old / 64], 1);
+                    __builtin_prefetch(&seg_valid[old / PPB], 1);
+                    __builtin_prefetch(&bucket_of[old / PPB], 1);
+                    __builtin_prefetch(&nxt[old / PPB], 1);
+                    __builtin_prefetch(&prv[old / PPB], 1);
+                }
+            }
+            for (uint32_t j = 0; j < len[i]; j++) host_write(batch[i][j]);
+            done += len[i];
+            len[i] = 0;
         }
     } else {
         for (uint64_t i = 0; i < requests; i++) {
