@@ -27,9 +27,10 @@
  *    multiplications flashlab uses for alpha = 10, falling back to pow() where it could round
  *    differently; item = (rank * 0x9e37fffffffc0001 + offset) mod n).
  *
- * Three ways to feed the FTL (-m):
+ * Four ways to feed the FTL (-m):
  *  a  straightforward: draw one address, write it, repeat;
- *  b  batches: draw 16 addresses and prefetch their L2P entries, then write the previous 16;
+ *  b  batches: draw 16 addresses and prefetch their L2P entries, then write the 16 drawn two
+ *     batches earlier;
  *  c  pre-generated: every address drawn before the clock starts; L2P prefetched 16 ahead;
  *  d  b plus a second prefetch stage one batch later: the old page's valid bit, its block's
  *     valid count and greedy links (what flashlab's Ftl::prefetch_update asks for).
