@@ -6,17 +6,11 @@ a time, so that the machine's load changes hit all of them alike. Reports per pr
 host pages/s of the measured phase with min-max, the WAF (which must agree), and the ratio of
 each flashlab median to each pageftl median.
 
-With --cpu, each round runs every program at volume ratios 4 and 2 instead and takes the user +
-system CPU time of each process (getrusage of the children): (2 x 2^21) / (CPU(4) - CPU(2)) is
-the measured phase's host pages per CPU second, which time spent waiting for a core (a loaded
-machine) does not lower; caches shared with other processes still do.
-
 With --instructions, instead counts instructions with cachegrind (--cache-sim=no) at two volume
 ratios (4 and 2) and reports the difference per host write of the measured phase:
 (I(4) - I(2)) / (2 x 2^21), which cancels start-up, zeta and preconditioning.
 
     python3 benches/limit/compare.py --runs 5 target/release/flashlab /path/to/other/flashlab
-    python3 benches/limit/compare.py --cpu --runs 5 target/release/flashlab
     python3 benches/limit/compare.py --instructions target/release/flashlab
 """
 
@@ -24,7 +18,6 @@ import argparse
 import json
 import os
 import re
-import resource
 import statistics
 import subprocess
 import sys
@@ -55,11 +48,6 @@ def run_pageftl(binary, mode, volume_ratio=4, prefix=()):
     return float(kv["host_pages_per_s"]), float(kv["waf"]), proc.stderr
 
 
-def children_cpu_s():
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
 def instructions(stderr):
     m = re.findall(r"I\s+refs:\s+([\d,]+)", stderr)
     if not m:
@@ -77,7 +65,6 @@ def main():
     ap.add_argument("--runs", type=int, default=5, help="alternating rounds (default 5)")
     ap.add_argument("--pageftl", default=os.path.join(HERE, "pageftl"), help="the C limit (make -C benches/limit)")
     ap.add_argument("--modes", default="abcd", help="pageftl modes to run (default abcd)")
-    ap.add_argument("--cpu", action="store_true", help="host pages per CPU second (volume 4 minus 2) instead of wall")
     ap.add_argument("--instructions", action="store_true", help="cachegrind instruction counts instead of rates")
     args = ap.parse_args()
     if not os.access(args.pageftl, os.X_OK):
@@ -106,22 +93,14 @@ def main():
     wafs = {}
     for i in range(args.runs):
         for name, kind, binary in programs:
-            cpu = []
-            for v in (4, 2) if args.cpu else (None,):
-                before = children_cpu_s()
-                if kind == "fl":
-                    rate, waf, _ = run_flashlab(binary, os.path.join(tmp, "out"), v)
-                else:
-                    rate, waf, _ = run_pageftl(binary, kind, v or 4)
-                cpu.append(children_cpu_s() - before)
-                if v in (None, 4):
-                    wafs[name] = waf
-            if args.cpu:
-                rate = 2 * LOGICAL_PAGES / (cpu[0] - cpu[1])
+            if kind == "fl":
+                rate, waf, _ = run_flashlab(binary, os.path.join(tmp, "out"))
+            else:
+                rate, waf, _ = run_pageftl(binary, kind)
             rates[name].append(rate)
+            wafs[name] = waf
         print(f"round {i + 1}/{args.runs}: " + ", ".join(f"{n} {rates[n][-1] / 1e6:.2f}" for n in rates), flush=True)
-    what = "host pages per CPU second, volume 4 minus 2" if args.cpu else "host pages/s of the measured phase"
-    print(f"\nmedian of {args.runs} alternating runs (min-max), {what}:")
+    print(f"\nmedian of {args.runs} alternating runs (min-max), host pages/s of the measured phase:")
     for name in rates:
         print(f"  {name}: {fmt_rate(rates[name])}, WAF {wafs[name]:.4f}")
     if len({round(w, 9) for w in wafs.values()}) != 1:
