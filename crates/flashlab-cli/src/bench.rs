@@ -4,9 +4,11 @@
 //!   runs (default 5) with their minimum and maximum, so the machine's noise is stated;
 //! - `bench-timing`: the same rate in timing mode (one run);
 //! - scaling: nanoseconds per host page of the `bench-accounting` workload on 8, 32 and 128 GiB
-//!   logical (same OP, same page size, same volume ratio of 1), and the 128/8 ratio;
+//!   logical (same OP, same page size, same volume ratio of 1), and the 128/8 ratio; medians of
+//!   up to 3 runs, the sizes taking turns;
 //! - backlog: a timing-mode trace-like run offered ~70x what the device serves, beside the same
-//!   requests arriving slowly enough to be served (host pages/s of each and their ratio);
+//!   requests arriving slowly enough to be served (host pages/s of each and their ratio); medians
+//!   of `--repeat` runs, the two taking turns;
 //! - memory: peak resident set of a separate `flashlab run` of the accounting preset, per
 //!   physical page of the device (Linux `/proc/self/status` VmHWM);
 //! - trace parsing: MB/s of MSR Cambridge CSV, on a file made by repeating the shipped sample.
@@ -36,7 +38,7 @@ pub fn run(quick: bool, repeat: Option<u32>, quiet: bool) -> Result<()> {
         r.waf.unwrap_or(0.0),
     ));
     scaling(quick, repeat.min(3), quiet)?;
-    backlog(quick, quiet)?;
+    backlog(quick, repeat, quiet)?;
     memory(&sets, &flags)?;
     msr_parse()?;
     Ok(())
@@ -92,24 +94,40 @@ const SCALES_GIB: [u64; 3] = [8, 32, 128];
 
 /// Cost per host page as the device grows: ns per host page at each of [`SCALES_GIB`], the
 /// median of `runs` runs, then the ratio of the largest to the smallest (issue 22's goal: at
-/// most 1.5). Volume ratio 1 after one random overwrite (128 GiB is 32 M logical pages: 32 M
-/// host writes after 64 M preconditioning writes); `--quick`: a quarter, no overwrite.
+/// most 1.5). The sizes take turns (8, 32, 128, 8, 32, 128, ...), so a slow spell of the machine
+/// falls on every size rather than on one. Volume ratio 1 after one random overwrite (128 GiB is
+/// 32 M logical pages: 32 M host writes after 64 M preconditioning writes); `--quick`: a
+/// quarter, no overwrite.
 fn scaling(quick: bool, runs: usize, quiet: bool) -> Result<()> {
     let base = load_config("bench-accounting", &[])?;
     let logical_gib = base.device.logical_capacity.context("bench-accounting gives device.logical_capacity")?.0 >> 30;
     let blocks = base.device.blocks_per_plane;
     let (volume, overwrite) = if quick { ("0.25", "0.0") } else { ("1.0", "1.0") };
+    let sets: Vec<Vec<String>> = SCALES_GIB
+        .iter()
+        .map(|&gib| {
+            let k = gib / logical_gib.max(1);
+            vec![
+                format!("device.logical_capacity=\"{gib}GiB\""),
+                format!("device.blocks_per_plane={}", blocks as u64 * k),
+                format!("workload.volume_ratio={volume}"),
+                format!("precondition.overwrite={overwrite}"),
+            ]
+        })
+        .collect();
+    let cfgs = sets.iter().map(|s| load_config("bench-accounting", s)).collect::<Result<Vec<_>>>()?;
+    let mut runs_by_size: Vec<Vec<Results>> = vec![Vec::with_capacity(runs); SCALES_GIB.len()];
+    for _ in 0..runs.max(1) {
+        for (cfg, done) in cfgs.iter().zip(&mut runs_by_size) {
+            done.push(sim::run(cfg, &mut Bar::new(quiet))?);
+        }
+    }
     let mut ns = Vec::with_capacity(SCALES_GIB.len());
-    for gib in SCALES_GIB {
-        let k = gib / logical_gib.max(1);
-        let sets = vec![
-            format!("device.logical_capacity=\"{gib}GiB\""),
-            format!("device.blocks_per_plane={}", blocks as u64 * k),
-            format!("workload.volume_ratio={volume}"),
-            format!("precondition.overwrite={overwrite}"),
-        ];
+    for ((gib, sets), mut all) in SCALES_GIB.iter().zip(&sets).zip(runs_by_size) {
+        all.sort_by(|a, b| a.sim.host_pages_per_s.total_cmp(&b.sim.host_pages_per_s));
+        let rates: Vec<f64> = all.iter().map(|r| r.sim.host_pages_per_s).collect();
+        let r = &all[all.len() / 2];
         let flags = sets.iter().map(|s| format!(" --set '{s}'")).collect::<String>();
-        let (r, rates) = repeated("bench-accounting", &sets, runs, quiet)?;
         let per_page = 1e9 / median(&rates);
         ns.push(per_page);
         crate::emit(format!(
@@ -127,7 +145,7 @@ fn scaling(quick: bool, runs: usize, quiet: bool) -> Result<()> {
     }
     let (first, last) = (SCALES_GIB[0], SCALES_GIB[SCALES_GIB.len() - 1]);
     crate::emit(format!(
-        "scale {last}/{first}         {:>6.2} x ns / host page (goal <= 1.5)   [flashlab bench{}]",
+        "scale {last}/{first}         {:>6.2} x ns / host page (goal <= 1.5; sizes run in turn)   [flashlab bench{}]",
         ns[ns.len() - 1] / ns[0],
         if quick { " --quick" } else { "" }
     ));
@@ -138,8 +156,9 @@ fn scaling(quick: bool, runs: usize, quiet: bool) -> Result<()> {
 /// replayed with arrivals far faster than the device serves them (1 µs apart: the device falls
 /// seconds behind, reads book the bus far ahead) and again slow enough that it keeps up (1 ms
 /// apart). Same requests in both; the ratio of their host pages per wall-clock second shows what
-/// falling behind costs the simulator (issue 22: ≥ 0.8).
-fn backlog(quick: bool, quiet: bool) -> Result<()> {
+/// falling behind costs the simulator (issue 22: ≥ 0.8): medians of `runs` runs of each, the
+/// two taking turns.
+fn backlog(quick: bool, runs: usize, quiet: bool) -> Result<()> {
     let volume = if quick { "1" } else { "4" };
     let sets: Vec<String> = [
         "device.channels=1",
@@ -153,24 +172,39 @@ fn backlog(quick: bool, quiet: bool) -> Result<()> {
     ]
     .map(String::from)
     .to_vec();
-    let mut rates = Vec::new();
-    for (name, iat_ns) in [("backlog", 1_000u64), ("idle", 1_000_000)] {
-        let sets = [sets.clone(), vec![format!("workload.iat_ns={iat_ns}")]].concat();
+    let cases = [("backlog", 1_000u64), ("idle", 1_000_000)];
+    let sets: Vec<Vec<String>> =
+        cases.iter().map(|(_, iat_ns)| [sets.clone(), vec![format!("workload.iat_ns={iat_ns}")]].concat()).collect();
+    let cfgs = sets.iter().map(|s| load_config("bench-timing", s)).collect::<Result<Vec<_>>>()?;
+    // Each measured phase lasts a fraction of a second: the two cases take turns, `runs` times.
+    let mut runs_by_case: Vec<Vec<Results>> = vec![Vec::with_capacity(runs); cases.len()];
+    for _ in 0..runs.max(1) {
+        for (cfg, done) in cfgs.iter().zip(&mut runs_by_case) {
+            done.push(sim::run(cfg, &mut Bar::new(quiet))?);
+        }
+    }
+    let mut medians = Vec::with_capacity(cases.len());
+    for (((name, iat_ns), sets), mut all) in cases.iter().zip(&sets).zip(runs_by_case) {
+        all.sort_by(|a, b| a.sim.host_pages_per_s.total_cmp(&b.sim.host_pages_per_s));
+        let rates: Vec<f64> = all.iter().map(|r| r.sim.host_pages_per_s).collect();
+        let r = &all[all.len() / 2];
         let flags = sets.iter().map(|s| format!(" --set '{s}'")).collect::<String>();
-        let r = sim::run(&load_config("bench-timing", &sets)?, &mut Bar::new(quiet))?;
-        let offered = 1e9 / iat_ns as f64;
+        let offered = 1e9 / *iat_ns as f64;
         let served = r.host.requests as f64 / r.sim.simulated_s.unwrap_or(f64::INFINITY);
         crate::emit(format!(
-            "timing {name:<10} {:>6.2} M host pages/s   ({} pages in {:.2} s; offered {:.0} k req/s, served {:.1} k req/s)   [flashlab run bench-timing{flags}]",
-            r.sim.host_pages_per_s / 1e6,
+            "timing {name:<10} {:>6.2} M host pages/s   (median of {}: {:.2}-{:.2}; {} pages in {:.2} s; offered {:.0} k req/s, served {:.1} k req/s)   [flashlab run bench-timing{flags}]",
+            median(&rates) / 1e6,
+            rates.len(),
+            rates[0] / 1e6,
+            rates[rates.len() - 1] / 1e6,
             r.host.read_pages + r.host.write_pages,
             r.sim.wall_s,
             offered / 1e3,
             served / 1e3,
         ));
-        rates.push(r.sim.host_pages_per_s);
+        medians.push(median(&rates));
     }
-    crate::emit(format!("timing backlog / idle {:.2}", rates[0] / rates[1]));
+    crate::emit(format!("timing backlog / idle {:.2} (goal >= 0.8; the cases run in turn)", medians[0] / medians[1]));
     Ok(())
 }
 
