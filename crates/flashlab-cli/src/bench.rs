@@ -48,15 +48,27 @@ pub fn run(quick: bool, repeat: Option<u32>, quiet: bool) -> Result<()> {
 /// sorted rates. Same config and seed, so every run simulates the same thing; only the wall
 /// clock differs.
 fn repeated(preset: &str, sets: &[String], runs: usize, quiet: bool) -> Result<(Results, Vec<f64>)> {
-    let cfg = load_config(preset, sets)?;
-    let mut all = Vec::with_capacity(runs);
-    for _ in 0..runs.max(1) {
-        all.push(sim::run(&cfg, &mut Bar::new(quiet))?);
-    }
-    all.sort_by(|a, b| a.sim.host_pages_per_s.total_cmp(&b.sim.host_pages_per_s));
-    let rates: Vec<f64> = all.iter().map(|r| r.sim.host_pages_per_s).collect();
+    let mut all = in_turn(preset, &[sets.to_vec()], runs, quiet)?.swap_remove(0);
+    let rates = all.iter().map(|r| r.sim.host_pages_per_s).collect();
     let median = all.swap_remove(all.len() / 2);
     Ok((median, rates))
+}
+
+/// `runs` rounds in which each config of `sets` (overrides of `preset`) runs once, in turn, so a
+/// slow spell of the machine falls on every config rather than on one: per config, its results
+/// sorted by host pages per second.
+fn in_turn(preset: &str, sets: &[Vec<String>], runs: usize, quiet: bool) -> Result<Vec<Vec<Results>>> {
+    let cfgs = sets.iter().map(|s| load_config(preset, s)).collect::<Result<Vec<_>>>()?;
+    let mut done: Vec<Vec<Results>> = vec![Vec::with_capacity(runs); cfgs.len()];
+    for _ in 0..runs.max(1) {
+        for (cfg, runs) in cfgs.iter().zip(&mut done) {
+            runs.push(sim::run(cfg, &mut Bar::new(quiet))?);
+        }
+    }
+    for runs in &mut done {
+        runs.sort_by(|a, b| a.sim.host_pages_per_s.total_cmp(&b.sim.host_pages_per_s));
+    }
+    Ok(done)
 }
 
 /// The median of sorted values (the mean of the two middle ones for an even count).
@@ -115,16 +127,8 @@ fn scaling(quick: bool, runs: usize, quiet: bool) -> Result<()> {
             ]
         })
         .collect();
-    let cfgs = sets.iter().map(|s| load_config("bench-accounting", s)).collect::<Result<Vec<_>>>()?;
-    let mut runs_by_size: Vec<Vec<Results>> = vec![Vec::with_capacity(runs); SCALES_GIB.len()];
-    for _ in 0..runs.max(1) {
-        for (cfg, done) in cfgs.iter().zip(&mut runs_by_size) {
-            done.push(sim::run(cfg, &mut Bar::new(quiet))?);
-        }
-    }
     let mut ns = Vec::with_capacity(SCALES_GIB.len());
-    for ((gib, sets), mut all) in SCALES_GIB.iter().zip(&sets).zip(runs_by_size) {
-        all.sort_by(|a, b| a.sim.host_pages_per_s.total_cmp(&b.sim.host_pages_per_s));
+    for ((gib, sets), all) in SCALES_GIB.iter().zip(&sets).zip(in_turn("bench-accounting", &sets, runs, quiet)?) {
         let rates: Vec<f64> = all.iter().map(|r| r.sim.host_pages_per_s).collect();
         let r = &all[all.len() / 2];
         let flags = sets.iter().map(|s| format!(" --set '{s}'")).collect::<String>();
@@ -175,17 +179,9 @@ fn backlog(quick: bool, runs: usize, quiet: bool) -> Result<()> {
     let cases = [("backlog", 1_000u64), ("idle", 1_000_000)];
     let sets: Vec<Vec<String>> =
         cases.iter().map(|(_, iat_ns)| [sets.clone(), vec![format!("workload.iat_ns={iat_ns}")]].concat()).collect();
-    let cfgs = sets.iter().map(|s| load_config("bench-timing", s)).collect::<Result<Vec<_>>>()?;
     // Each measured phase lasts a fraction of a second: the two cases take turns, `runs` times.
-    let mut runs_by_case: Vec<Vec<Results>> = vec![Vec::with_capacity(runs); cases.len()];
-    for _ in 0..runs.max(1) {
-        for (cfg, done) in cfgs.iter().zip(&mut runs_by_case) {
-            done.push(sim::run(cfg, &mut Bar::new(quiet))?);
-        }
-    }
     let mut medians = Vec::with_capacity(cases.len());
-    for (((name, iat_ns), sets), mut all) in cases.iter().zip(&sets).zip(runs_by_case) {
-        all.sort_by(|a, b| a.sim.host_pages_per_s.total_cmp(&b.sim.host_pages_per_s));
+    for (((name, iat_ns), sets), all) in cases.iter().zip(&sets).zip(in_turn("bench-timing", &sets, runs, quiet)?) {
         let rates: Vec<f64> = all.iter().map(|r| r.sim.host_pages_per_s).collect();
         let r = &all[all.len() / 2];
         let flags = sets.iter().map(|s| format!(" --set '{s}'")).collect::<String>();
