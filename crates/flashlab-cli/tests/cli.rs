@@ -170,6 +170,32 @@ fn bad_input_exits_non_zero_with_a_clear_message() {
     assert!(!text(&o).contains("panicked"));
 }
 
+/// `flashlab bench --quick` end to end: every scenario prints its line with a positive figure
+/// and the command that reproduces it, and `--repeat` reaches the cases run in turn (the
+/// scaling points and the backlog pair report the medians of that many runs).
+#[test]
+fn bench_quick_prints_every_scenario_with_its_runs() {
+    let o = flashlab(&["bench", "--quick", "--repeat", "2"]);
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    let line = |start: &str| {
+        out.lines().find(|l| l.starts_with(start)).unwrap_or_else(|| panic!("no `{start}` line in:\n{out}")).to_string()
+    };
+    let first_number = |l: &str| -> f64 {
+        l.split_whitespace().find_map(|w| w.parse::<f64>().ok()).unwrap_or_else(|| panic!("no figure in `{l}`"))
+    };
+    for start in ["bench-accounting", "scale 8GiB", "scale 32GiB", "scale 128GiB", "timing backlog ", "timing idle"] {
+        let l = line(start);
+        assert!(first_number(&l[start.len()..]) > 0.0, "{l}");
+        assert!(l.contains("median of 2"), "{l}");
+        assert!(l.contains("[flashlab "), "{l}");
+    }
+    for start in ["scale 128/8", "timing backlog / idle"] {
+        let l = line(start);
+        assert!(first_number(&l[start.len()..]) > 0.0, "{l}");
+    }
+}
+
 #[test]
 fn list_names_every_registry() {
     let o = flashlab(&["list"]);
