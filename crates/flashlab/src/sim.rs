@@ -379,6 +379,13 @@ fn run_parts(cfg: &Config, state: Option<&Preconditioned>, progress: &mut dyn Pr
     Ok(results)
 }
 
+/// Requests (preconditioning: pages) read ahead in a batch, each one's mapping prefetched as
+/// it is read ([`Device::prefetch`]).
+const BATCH: usize = 16;
+/// How many requests before one is served the second prefetch stage asks for what its update
+/// touches ([`Device::prefetch_update`]).
+const UPDATE_AHEAD: usize = 4;
+
 /// Fill sequentially, then overwrite uniformly at random, straight to the FTL (the buffer
 /// starts empty and counts only the measured phase), each page write a request of its own (so a
 /// schedule's background GC runs as it would), without a clock: every write is issued at t = 0
@@ -434,8 +441,6 @@ fn precondition_writes(
         // As the measured phase's drive loop does: pages drawn a batch ahead (the same draws in
         // the same order), each one's mapping fetched as it is drawn and its old page's state a
         // few writes before it is written.
-        const BATCH: usize = 16;
-        const UPDATE_AHEAD: usize = 4;
         let mut batch = [0u64; BATCH];
         let mut i = 0;
         while i < total {
@@ -584,8 +589,6 @@ impl Measure {
         // before it are served, so errors come in the order they would one request at a time.
         // The second stage (the old page's validity and counters) is asked for UPDATE_AHEAD
         // requests before one is served, once its mapping has had time to arrive.
-        const BATCH: usize = 16;
-        const UPDATE_AHEAD: usize = 4;
         let mut batch: Vec<Request> = Vec::with_capacity(BATCH);
         let mut pending: Option<Error> = None;
         let mut ended = false;

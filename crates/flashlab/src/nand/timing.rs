@@ -977,14 +977,7 @@ mod tests {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             now += (x >> 60) % 3 + if (x >> 40).is_multiple_of(700) { 3000 } else { 0 };
             let ready = now + (x >> 33) % 2000;
-            let mut start = ready;
-            all.sort_unstable();
-            for &(s, e) in &all {
-                if s < start + len && e > start {
-                    start = e;
-                }
-            }
-            all.push((start, start + len));
+            let start = first_fit(&mut all, ready, len);
             assert_eq!(c.book(now, ready, len), start, "booking at ready {ready}");
             big += matches!(c.busy, Intervals::Big(_)) as u32;
         }
