@@ -61,12 +61,12 @@ fn in_turn(preset: &str, sets: &[Vec<String>], runs: usize, quiet: bool) -> Resu
     let cfgs = sets.iter().map(|s| load_config(preset, s)).collect::<Result<Vec<_>>>()?;
     let mut done: Vec<Vec<Results>> = vec![Vec::with_capacity(runs); cfgs.len()];
     for _ in 0..runs.max(1) {
-        for (cfg, runs) in cfgs.iter().zip(&mut done) {
-            runs.push(sim::run(cfg, &mut Bar::new(quiet))?);
+        for (cfg, results) in cfgs.iter().zip(&mut done) {
+            results.push(sim::run(cfg, &mut Bar::new(quiet))?);
         }
     }
-    for runs in &mut done {
-        runs.sort_by(|a, b| a.sim.host_pages_per_s.total_cmp(&b.sim.host_pages_per_s));
+    for results in &mut done {
+        results.sort_by(|a, b| a.sim.host_pages_per_s.total_cmp(&b.sim.host_pages_per_s));
     }
     Ok(done)
 }
