@@ -6,6 +6,11 @@
 //! the line was asked for early: GC knows the logical pages of a victim's valid pages before it
 //! moves them, and the fast host path knows the next requests' pages.
 
+/// How many requests (preconditioning: pages) before one is served the second prefetch stage
+/// asks for what its update touches ([`crate::ftl::Ftl::prefetch_update`]): by then the first
+/// stage has brought its mapping in.
+pub const UPDATE_AHEAD: usize = 4;
+
 /// Ask for the cache line holding `slice[i]` (no effect if `i` is out of bounds, or off x86-64).
 #[inline(always)]
 pub fn prefetch<T>(slice: &[T], i: usize) {

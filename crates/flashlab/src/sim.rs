@@ -19,6 +19,7 @@ use crate::config::{Config, Mode, Resolved};
 use crate::device::{Device, FlashState};
 use crate::error::{Error, Location};
 use crate::ftl::{self, FtlCounters, FtlSpec, GcReport, HybridReport, MappingReport};
+use crate::hint::UPDATE_AHEAD;
 use crate::host::{self, Arrival, HostLayer, OutOfRange};
 use crate::nand::{NandCounters, Wear};
 use crate::results::*;
@@ -382,9 +383,6 @@ fn run_parts(cfg: &Config, state: Option<&Preconditioned>, progress: &mut dyn Pr
 /// Requests (preconditioning: pages) read ahead in a batch, each one's mapping prefetched as
 /// it is read ([`Device::prefetch`]).
 const BATCH: usize = 16;
-/// How many requests before one is served the second prefetch stage asks for what its update
-/// touches ([`Device::prefetch_update`]).
-const UPDATE_AHEAD: usize = 4;
 
 /// Fill sequentially, then overwrite uniformly at random, straight to the FTL (the buffer
 /// starts empty and counts only the measured phase), each page write a request of its own (so a
@@ -590,6 +588,11 @@ impl Measure {
         // The second stage (the old page's validity and counters) is asked for UPDATE_AHEAD
         // requests before one is served, once its mapping has had time to arrive.
         let mut batch: Vec<Request> = Vec::with_capacity(BATCH);
+        // Accounting, closed loop, through the pass-through host layer: a batch of one-page
+        // writes may go to the device in runs (`serve_untimed`).
+        let untimed =
+            !timing && !open_loop && host.passes_through() && self.reuse.is_none() && cfg.sim.crash_at.is_none();
+        let mut lpns: Vec<u64> = Vec::with_capacity(BATCH);
         let mut pending: Option<Error> = None;
         let mut ended = false;
         while !ended {
@@ -614,7 +617,9 @@ impl Measure {
                     }
                 }
             }
-            for (i, &req) in batch.iter().enumerate() {
+            let served =
+                if untimed { self.serve_untimed(&batch, now, dev, wl, progress, base_writes, &mut lpns)? } else { 0 };
+            for (i, &req) in batch.iter().enumerate().skip(served) {
                 if let Some(next) = batch.get(i + UPDATE_AHEAD) {
                     dev.prefetch_update(next.offset, next.len);
                 }
@@ -672,6 +677,71 @@ impl Measure {
         self.last_done = self.last_done.max(dev.flush(Nanos(t))?.0);
         check_clock(self.last_done)?;
         Ok(false)
+    }
+
+    /// Accounting's fast path, for a batch of requests read ahead in a closed loop through the
+    /// pass-through host layer: when every request is a one-page write, the device writes them
+    /// past the host and buffer layers ([`Device::write_untimed`]) in runs that end where a
+    /// series sample is due, and each run is accounted at once as the per-request loop would
+    /// account its requests one by one (each completes at its issue time `now`). Returns how
+    /// many requests it served (the first ones of `batch`): 0 when a request is not a one-page
+    /// write or the device cannot; the caller serves the rest one by one.
+    #[allow(clippy::too_many_arguments)]
+    fn serve_untimed(
+        &mut self,
+        batch: &[Request],
+        now: u64,
+        dev: &mut Device,
+        wl: &dyn Workload,
+        progress: &mut dyn Progress,
+        base_writes: u64,
+        lpns: &mut Vec<u64>,
+    ) -> Result<usize, Error> {
+        lpns.clear();
+        for req in batch {
+            let (first, last) = dev.page_span(req.offset, req.len);
+            if req.op != Op::Write || first != last {
+                return Ok(0);
+            }
+            lpns.push(first);
+        }
+        let mut k = 0;
+        while k < batch.len() {
+            // One host write per request: a run ends on the request after which a sample is due.
+            let due_in = self.series.next_at().saturating_sub(dev.ftl.host_writes() - base_writes).max(1);
+            let n = (batch.len() - k).min(usize::try_from(due_in).unwrap_or(usize::MAX));
+            if !dev.write_untimed(&lpns[k..k + n], Nanos(now))? {
+                break;
+            }
+            let run = &batch[k..k + n];
+            let before = self.host.requests;
+            let h = &mut self.host;
+            h.requests += n as u64;
+            h.write_requests += n as u64;
+            h.write_pages += n as u64;
+            h.write_bytes += run.iter().map(|r| r.len).sum::<u64>();
+            self.write_lat.record_n(0, n as u64);
+            self.first_issue.get_or_insert(now);
+            self.last_done = self.last_done.max(now);
+            if self.series.due(dev.ftl.host_writes() - base_writes) {
+                let s = self.sample(dev);
+                self.series.record(s);
+            }
+            if before >> 14 != self.host.requests >> 14 {
+                if let Some((d, _)) = wl.progress() {
+                    progress.update(d);
+                }
+                if progress.cancelled() {
+                    return Err(Error::Interrupted);
+                }
+            }
+            let exposed = dev.buffer.exposed();
+            for r in before + 1..=self.host.requests {
+                self.exposure.record(r, exposed);
+            }
+            k += n;
+        }
+        Ok(k)
     }
 
     fn check_range(&self, req: &mut Request, policy: OutOfRange, wl: &dyn Workload) -> Result<(), Error> {

@@ -68,6 +68,11 @@ pub trait WriteBuffer: Send {
     fn validate(&self) -> Result<(), String> {
         Ok(())
     }
+    /// Every operation goes straight to the FTL, unchanged, and nothing is held (no buffer):
+    /// the device may then hand host writes to [`Ftl::write_untimed`] past this layer.
+    fn passes_through(&self) -> bool {
+        false
+    }
 }
 
 /// What a power failure leaves: (lpn, version) pairs, in page order.

@@ -30,4 +30,7 @@ impl WriteBuffer for NoBuffer {
     fn flush(&mut self, t: Nanos, _ftl: &mut dyn Ftl) -> Result<Nanos, Error> {
         Ok(t)
     }
+    fn passes_through(&self) -> bool {
+        true
+    }
 }

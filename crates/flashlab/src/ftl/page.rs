@@ -227,6 +227,26 @@ impl<M: MapTable> PageFtl<M> {
         }
     }
 
+    /// A host write of `lpn` after its lookup, which completed at `t_ns`: a page on the host
+    /// stream's frontier, the old copy invalidated, the program; returns its completion.
+    #[inline(always)]
+    fn write_page(&mut self, lpn: u64, tag: u32, t_ns: u64) -> Result<u64, Error> {
+        let stream = self.policy.host_stream(lpn);
+        let pool = self.pool_for(lpn, stream);
+        let ppn = self.take_page(stream, pool, t_ns)?;
+        let old = self.l2p[lpn as usize];
+        if old != UNMAPPED {
+            self.invalidate(old);
+        }
+        if !self.in_cold.is_empty() {
+            self.leave_cold(lpn, true);
+        }
+        self.counters.host_writes += 1;
+        let Nanos(done) = self.nand.program(Ppn(ppn), Lpn(lpn), tag, Nanos(t_ns));
+        self.place(lpn, ppn);
+        Ok(done)
+    }
+
     /// A page to program on (stream, pool). When the stream needs a new segment outside GC, the
     /// schedule may ask for rounds first (foreground GC); GC's own streams open directly.
     fn take_page(&mut self, stream: usize, pool: u32, t_ns: u64) -> Result<u32, Error> {
@@ -593,6 +613,28 @@ impl<M: MapTable> PageFtl<M> {
         Some(declined)
     }
 
+    /// The background rounds the schedule asks for after a host request (see
+    /// [`Ftl::after_request`]).
+    fn background_rounds(&mut self, Nanos(t_ns): Nanos) -> Result<bool, Error> {
+        let mut worked = false;
+        for pool in 0..self.segs.layout.pools {
+            if let Some(round) = self.schedule.background(self.segs.free_count(pool)) {
+                if round.min_invalid > 0 && self.gate_count(pool, round.min_invalid) == 0 {
+                    // No sealed segment frees enough: whatever the policy chose would fail.
+                    self.counters.gc_declined_rounds += 1;
+                    continue;
+                }
+                if self.run_round(pool, round, t_ns)? {
+                    self.counters.gc_background_rounds += 1;
+                    worked = true;
+                } else {
+                    self.counters.gc_declined_rounds += 1;
+                }
+            }
+        }
+        Ok(worked)
+    }
+
     /// A host write (counted as a return) or trim takes `lpn` out of the cold region.
     #[inline]
     fn leave_cold(&mut self, lpn: u64, count: bool) {
@@ -694,20 +736,23 @@ impl<M: MapTable> Ftl for PageFtl<M> {
     fn write(&mut self, Lpn(lpn): Lpn, tag: u32, Nanos(t_ns): Nanos) -> Result<Nanos, Error> {
         self.check_lpn(lpn);
         let t_ns = self.lookup(lpn, true, t_ns);
-        let stream = self.policy.host_stream(lpn);
-        let pool = self.pool_for(lpn, stream);
-        let ppn = self.take_page(stream, pool, t_ns)?;
-        let old = self.l2p[lpn as usize];
-        if old != UNMAPPED {
-            self.invalidate(old);
+        self.write_page(lpn, tag, t_ns).map(Nanos)
+    }
+
+    fn write_untimed(&mut self, lpns: &[u64], first_tag: u32, t: Nanos) -> Result<bool, Error> {
+        if self.nand.timing() || !self.table.lookups_free() {
+            return Ok(false);
         }
-        if !self.in_cold.is_empty() {
-            self.leave_cold(lpn, true);
+        for (i, &lpn) in lpns.iter().enumerate() {
+            if let Some(&next) = lpns.get(i + crate::hint::UPDATE_AHEAD) {
+                self.prefetch_update(Lpn(next));
+            }
+            self.check_lpn(lpn);
+            // A free lookup returns its issue time: nothing to ask the table.
+            self.write_page(lpn, first_tag.wrapping_add(i as u32), t.0)?;
+            self.after_request(t)?;
         }
-        self.counters.host_writes += 1;
-        let done = self.nand.program(Ppn(ppn), Lpn(lpn), tag, Nanos(t_ns));
-        self.place(lpn, ppn);
-        Ok(done)
+        Ok(true)
     }
 
     fn trim(&mut self, Lpn(lpn): Lpn, Nanos(t_ns): Nanos) -> Result<Nanos, Error> {
@@ -754,27 +799,12 @@ impl<M: MapTable> Ftl for PageFtl<M> {
         (ppn != UNMAPPED).then_some(Ppn(ppn))
     }
 
-    fn after_request(&mut self, Nanos(t_ns): Nanos) -> Result<bool, Error> {
+    #[inline]
+    fn after_request(&mut self, t: Nanos) -> Result<bool, Error> {
         if !self.background {
             return Ok(false);
         }
-        let mut worked = false;
-        for pool in 0..self.segs.layout.pools {
-            if let Some(round) = self.schedule.background(self.segs.free_count(pool)) {
-                if round.min_invalid > 0 && self.gate_count(pool, round.min_invalid) == 0 {
-                    // No sealed segment frees enough: whatever the policy chose would fail.
-                    self.counters.gc_declined_rounds += 1;
-                    continue;
-                }
-                if self.run_round(pool, round, t_ns)? {
-                    self.counters.gc_background_rounds += 1;
-                    worked = true;
-                } else {
-                    self.counters.gc_declined_rounds += 1;
-                }
-            }
-        }
-        Ok(worked)
+        self.background_rounds(t)
     }
 
     fn held_pages(&self) -> Option<u64> {

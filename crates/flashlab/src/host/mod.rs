@@ -19,6 +19,12 @@ use crate::workload::{Request, Workload};
 pub trait HostLayer: Send {
     /// Issue `req` at `t` against `dev`; returns the completion time of its last page.
     fn submit(&mut self, req: &Request, t: Nanos, dev: &mut Device) -> Result<Nanos, Error>;
+    /// `submit` is the device's page operations over the request's pages, in order, all issued
+    /// at `t`, completing with the last (the pass-through layer): the simulator may then serve
+    /// requests past this layer ([`Device::write_untimed`]).
+    fn passes_through(&self) -> bool {
+        false
+    }
 }
 
 /// What to do with a request beyond the logical capacity.

@@ -31,4 +31,8 @@ impl HostLayer for Passthrough {
         }
         Ok(done)
     }
+
+    fn passes_through(&self) -> bool {
+        true
+    }
 }

@@ -74,6 +74,11 @@ impl Series {
         host_writes >= self.next_at
     }
 
+    /// Host writes at which the next sample is due.
+    pub fn next_at(&self) -> u64 {
+        self.next_at
+    }
+
     pub fn record(&mut self, s: Sample) {
         debug_assert!(s.host_writes >= self.next_at);
         self.samples.push(s);
