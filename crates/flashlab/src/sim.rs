@@ -597,23 +597,42 @@ impl Measure {
         let mut ended = false;
         while !ended {
             batch.clear();
-            while batch.len() < BATCH {
-                match wl.next_request() {
-                    Ok(Some(mut req)) => {
-                        if let Err(e) = self.check_range(&mut req, cfg.host.out_of_range, wl) {
-                            pending = Some(e);
-                            break;
-                        }
+            if wl.next_batch(&mut batch, BATCH) {
+                // A generator's batch: read ahead at once, then range-checked in order; requests
+                // after one out of range are dropped (the run ends with its error).
+                ended = batch.len() < BATCH;
+                let bad = batch.iter_mut().position(|req| match self.check_range(req, cfg.host.out_of_range, wl) {
+                    Ok(()) => {
                         dev.prefetch(req.offset, req.len);
-                        batch.push(req);
-                    }
-                    Ok(None) => {
-                        ended = true;
-                        break;
+                        false
                     }
                     Err(e) => {
                         pending = Some(e);
-                        break;
+                        true
+                    }
+                });
+                if let Some(i) = bad {
+                    batch.truncate(i);
+                }
+            } else {
+                while batch.len() < BATCH {
+                    match wl.next_request() {
+                        Ok(Some(mut req)) => {
+                            if let Err(e) = self.check_range(&mut req, cfg.host.out_of_range, wl) {
+                                pending = Some(e);
+                                break;
+                            }
+                            dev.prefetch(req.offset, req.len);
+                            batch.push(req);
+                        }
+                        Ok(None) => {
+                            ended = true;
+                            break;
+                        }
+                        Err(e) => {
+                            pending = Some(e);
+                            break;
+                        }
                     }
                 }
             }
@@ -744,7 +763,19 @@ impl Measure {
         Ok(k)
     }
 
+    /// A request inside the logical capacity passes; anything else goes to [`Measure::place_range`].
+    #[inline]
     fn check_range(&self, req: &mut Request, policy: OutOfRange, wl: &dyn Workload) -> Result<(), Error> {
+        if req.len > 0 && req.offset < self.capacity && req.len <= self.capacity - req.offset {
+            return Ok(());
+        }
+        self.place_range(req, policy, wl)
+    }
+
+    /// A request of no bytes, or not inside the logical capacity: refused, or moved inside it
+    /// by the out-of-range policy.
+    #[cold]
+    fn place_range(&self, req: &mut Request, policy: OutOfRange, wl: &dyn Workload) -> Result<(), Error> {
         let at = || wl.location().unwrap_or_else(|| Location::file("workload"));
         if req.len == 0 {
             return Err(Error::input(at().with_field("size"), "request of 0 bytes"));

@@ -372,6 +372,32 @@ fn same_seed_same_stream() {
     }
 }
 
+/// A generator read ahead in batches (`Workload::next_batch`, as the simulation loop reads it)
+/// yields the stream `next_request` yields, ending at the same request, for every generator.
+#[test]
+fn batches_read_the_stream_one_request_at_a_time_reads() {
+    let text = "read_share = 0.2\ntrim_share = 0.1\nrequest_size = { \"4KiB\" = 1, \"16KiB\" = 1 }\nrequests = 5003";
+    for g in GENERATORS {
+        // The page-write generators grow a database over the footprint first (16,384 pages).
+        let (text, n) = if PAGE_WRITES_ONLY.contains(&g.name) { ("requests = 20003", 20003) } else { (text, 5003) };
+        let one_by_one = generate(g.name, text, 64 * MIB);
+        assert_eq!(one_by_one.len(), n, "{}", g.name);
+        for max in [1, 16, n, n + 1000] {
+            let mut w = make(g.name, text, 64 * MIB);
+            let mut batched = Vec::new();
+            loop {
+                let before = batched.len();
+                assert!(w.next_batch(&mut batched, before + max), "{}: generators read ahead", g.name);
+                if batched.len() < before + max {
+                    break;
+                }
+            }
+            assert_eq!(batched, one_by_one, "{} in batches of {max}", g.name);
+            assert_eq!(w.next_request().expect("no error"), None, "{}: the stream has ended", g.name);
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Zipf against real fio
 

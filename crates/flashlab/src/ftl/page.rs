@@ -750,7 +750,9 @@ impl<M: MapTable> Ftl for PageFtl<M> {
             self.check_lpn(lpn);
             // A free lookup returns its issue time: nothing to ask the table.
             self.write_page(lpn, first_tag.wrapping_add(i as u32), t.0)?;
-            self.after_request(t)?;
+            if self.background {
+                self.background_rounds(t)?;
+            }
         }
         Ok(true)
     }

@@ -38,6 +38,15 @@ pub trait Workload: Send {
     /// The next request, `Ok(None)` at the end of the stream.
     fn next_request(&mut self) -> Result<Option<Request>, Error>;
 
+    /// Append the next requests to `out` until it holds `max` or the stream ends (then it holds
+    /// fewer), exactly as calls of [`Workload::next_request`] would yield them, and return
+    /// `true`; for a stream whose requests cannot fail and name no location (a generator), so
+    /// that reading ahead changes nothing. `false`, appending nothing, when the workload serves
+    /// one request at a time (a trace: default).
+    fn next_batch(&mut self, _out: &mut Vec<Request>, _max: usize) -> bool {
+        false
+    }
+
     /// Where the most recent request came from (file and line for traces), so that errors
     /// raised downstream (e.g. an address beyond capacity) can name it.
     fn location(&self) -> Option<Location> {

@@ -115,22 +115,11 @@ impl<P: Picker> Stream<P> {
         }
     }
 
-    #[inline]
-    fn next_size_units(&mut self) -> u64 {
-        if self.sizes.sizes_units.len() == 1 {
-            return self.sizes.sizes_units[0];
-        }
-        let x = draw53(&mut self.rng);
-        let i = self.sizes.cumulative.iter().position(|&c| x < c).unwrap_or(self.sizes.cumulative.len() - 1);
-        self.sizes.sizes_units[i]
-    }
-}
-
-impl<P: Picker> Workload for Stream<P> {
-    #[inline]
-    fn next_request(&mut self) -> Result<Option<Request>, Error> {
+    /// The next request, `None` at the end of the stream.
+    #[inline(always)]
+    fn next(&mut self) -> Option<Request> {
         if self.finished() {
-            return Ok(None);
+            return None;
         }
         let op = self.next_op();
         let size_units = self.next_size_units();
@@ -145,7 +134,34 @@ impl<P: Picker> Workload for Stream<P> {
         };
         self.done_bytes += len;
         self.done_requests += 1;
-        Ok(Some(request))
+        Some(request)
+    }
+
+    #[inline]
+    fn next_size_units(&mut self) -> u64 {
+        if self.sizes.sizes_units.len() == 1 {
+            return self.sizes.sizes_units[0];
+        }
+        let x = draw53(&mut self.rng);
+        let i = self.sizes.cumulative.iter().position(|&c| x < c).unwrap_or(self.sizes.cumulative.len() - 1);
+        self.sizes.sizes_units[i]
+    }
+}
+
+impl<P: Picker> Workload for Stream<P> {
+    #[inline]
+    fn next_request(&mut self) -> Result<Option<Request>, Error> {
+        Ok(self.next())
+    }
+
+    fn next_batch(&mut self, out: &mut Vec<Request>, max: usize) -> bool {
+        while out.len() < max {
+            match self.next() {
+                Some(r) => out.push(r),
+                None => break,
+            }
+        }
+        true
     }
 
     /// A byte limit stops at the first request that reaches it (at most one request over), so
