@@ -249,7 +249,18 @@ impl<M: MapTable> PageFtl<M> {
 
     /// A page to program on (stream, pool). When the stream needs a new segment outside GC, the
     /// schedule may ask for rounds first (foreground GC); GC's own streams open directly.
+    #[inline(always)]
     fn take_page(&mut self, stream: usize, pool: u32, t_ns: u64) -> Result<u32, Error> {
+        match self.segs.frontier_page(stream, pool) {
+            Some(ppn) => Ok(ppn),
+            None => self.take_new_page(stream, pool, t_ns),
+        }
+    }
+
+    /// [`PageFtl::take_page`] when the stream's segment is full: GC first if the schedule asks
+    /// for a foreground round, then the next free segment.
+    #[inline(never)]
+    fn take_new_page(&mut self, stream: usize, pool: u32, t_ns: u64) -> Result<u32, Error> {
         loop {
             if let Some(ppn) = self.segs.frontier_page(stream, pool) {
                 return Ok(ppn);
@@ -273,7 +284,7 @@ impl<M: MapTable> PageFtl<M> {
     }
 
     /// Program `lpn` at `ppn`, map it, seal the segment if it is now full.
-    #[inline]
+    #[inline(always)]
     fn place(&mut self, lpn: u64, ppn: u32) {
         self.l2p[lpn as usize] = ppn;
         self.valid_bits[ppn as usize / 64] |= 1 << (ppn % 64);
@@ -297,7 +308,7 @@ impl<M: MapTable> PageFtl<M> {
         self.policy.on_seal(&view, seg);
     }
 
-    #[inline]
+    #[inline(always)]
     fn invalidate(&mut self, ppn: u32) {
         self.valid_bits[ppn as usize / 64] &= !(1 << (ppn % 64));
         let seg = self.segs.layout.segment_of(ppn);

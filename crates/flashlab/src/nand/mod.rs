@@ -124,12 +124,12 @@ impl Nand {
     }
 
     /// Program `ppn` with `lpn` (and `tag` in verify mode), issued at `t`; returns completion.
-    #[inline]
+    #[inline(always)]
     pub fn program(&mut self, ppn: Ppn, lpn: Lpn, tag: u32, t: Nanos) -> Nanos {
         Nanos(self.program_raw(ppn.0, oob_of(lpn), tag, t.0))
     }
 
-    #[inline]
+    #[inline(always)]
     fn program_raw(&mut self, ppn: u32, lpn: u32, tag: u32, t_ns: u64) -> u64 {
         let a = self.layout.decode(ppn);
         self.advance(a, ppn);
