@@ -484,9 +484,14 @@ impl<M: MapTable> PageFtl<M> {
     /// listed once, then copied to the frontier one open-segment stretch at a time, with the
     /// counters updated once per stretch and the L2P entries asked for ahead of their writes.
     fn move_runs(&mut self, victim: u32, stream: usize, pool: u32) -> Result<(), Error> {
-        const AHEAD: usize = 8;
+        // L2P entries asked for this many moves ahead (bench-accounting, alternating runs on a
+        // quiet machine: 16 was ~5% faster than 8; 32 no faster than 16).
+        const AHEAD: usize = 16;
         let pps = self.segs.layout.pages_per_segment;
         let (first, end) = (victim * pps, victim * pps + pps);
+        // The victim's OOB was written long ago: its lines arrive together while the valid bits
+        // are listed, instead of one after another as they are read (~10% on bench-accounting).
+        self.nand.prefetch_oob(first, pps);
         let mut srcs = std::mem::take(&mut self.gc_srcs);
         let mut lpns = std::mem::take(&mut self.gc_lpns);
         lpns.clear();

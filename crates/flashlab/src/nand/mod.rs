@@ -202,6 +202,16 @@ impl Nand {
         }
     }
 
+    /// A hint that the OOB of pages `[first, first + n)` is read soon (a GC victim's): start
+    /// bringing it into the cache ([`crate::hint`]). Changes nothing.
+    #[inline]
+    pub fn prefetch_oob(&self, first: u32, n: u32) {
+        let per_line = (64 / std::mem::size_of::<u32>()) as u32;
+        for p in (first..first + n).step_by(per_line as usize) {
+            crate::hint::prefetch(&self.oob_lpn, p as usize);
+        }
+    }
+
     /// The logical pages stored at `srcs`, per their OOB, appended to `out` (GC lists a victim's
     /// valid pages once, then moves them in runs).
     pub fn oob_lpns(&self, srcs: &[u32], out: &mut Vec<u32>) {
