@@ -245,26 +245,29 @@ impl Device {
         tag
     }
 
-    /// Accounting's fast path: host write requests of one page each, `lpns[i]` a device page
-    /// (below the logical capacity), each issued at `t` and completing then — the state and
+    /// Accounting's fast path: host write requests of one page each, the first `n` of `pages`
+    /// (device pages below the logical capacity; the rest are the pages of the requests that
+    /// follow, hints for prefetching), each issued at `t` and completing then — the state and
     /// counters [`Device::write`] plus [`Device::end_request`] per page leave, without the
     /// calls through the buffer layer ([`Ftl::write_untimed`]). `Ok(false)`, changing nothing,
     /// when the device cannot: a buffer that holds pages, a remap, the verify oracle, check
     /// mode, tracked last writes, version tags that would wrap, a page beyond the capacity,
     /// or an FTL with a timeline or costly lookups. After an error the device is not used
     /// again (its version tags and write clock are not advanced).
-    pub fn write_untimed(&mut self, lpns: &[u64], t: Nanos) -> Result<bool, Error> {
-        let n = lpns.len() as u64;
-        let tags_fit = self.next_tag as u64 + n <= u32::MAX as u64;
+    pub fn write_untimed(&mut self, pages: &[u64], n: usize, t: Nanos) -> Result<bool, Error> {
+        let Some(written) = pages.get(..n) else {
+            panic!("write_untimed: {n} pages to write of {} given", pages.len())
+        };
+        let tags_fit = self.next_tag as u64 + n as u64 <= u32::MAX as u64;
         let plain = self.remap.is_none() && self.oracle.is_none() && !self.check && self.last_write.is_none();
-        if !plain || !tags_fit || !self.buffer.passes_through() || lpns.iter().any(|&l| l >= self.logical_pages) {
+        if !plain || !tags_fit || !self.buffer.passes_through() || written.iter().any(|&l| l >= self.logical_pages) {
             return Ok(false);
         }
-        if !self.ftl.write_untimed(lpns, self.next_tag, t)? {
+        if !self.ftl.write_untimed(pages, n, self.next_tag, t)? {
             return Ok(false);
         }
         self.next_tag += n as u32;
-        self.writes += n;
+        self.writes += n as u64;
         Ok(true)
     }
 

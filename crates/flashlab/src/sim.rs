@@ -583,63 +583,35 @@ impl Measure {
         let base_writes = self.base_ftl.host_writes;
         // Requests are read (and range-checked) in batches, and the device is told each one's
         // first page as it is read, so its mapping is on its way to the cache by the time the
-        // request is served. An error met while reading a batch is returned after the requests
-        // before it are served, so errors come in the order they would one request at a time.
-        // The second stage (the old page's validity and counters) is asked for UPDATE_AHEAD
-        // requests before one is served, once its mapping has had time to arrive.
-        let mut batch: Vec<Request> = Vec::with_capacity(BATCH);
+        // request is served: the window holds the batch being served and, after it, the batch
+        // read next. An error met while reading is returned after the requests before it are
+        // served, so errors come in the order they would one request at a time. The second
+        // stage (the old page's validity and counters) is asked for UPDATE_AHEAD requests
+        // before one is served (across the batches), once its mapping has had time to arrive.
+        let mut window: Vec<Request> = Vec::with_capacity(2 * BATCH);
         // Accounting, closed loop, through the pass-through host layer: a batch of one-page
         // writes may go to the device in runs (`serve_untimed`).
         let untimed =
             !timing && !open_loop && host.passes_through() && self.reuse.is_none() && cfg.sim.crash_at.is_none();
-        let mut lpns: Vec<u64> = Vec::with_capacity(BATCH);
+        let mut lpns: Vec<u64> = Vec::with_capacity(2 * BATCH);
         let mut pending: Option<Error> = None;
         let mut ended = false;
-        while !ended {
-            batch.clear();
-            if wl.next_batch(&mut batch, BATCH) {
-                // A generator's batch: read ahead at once, then range-checked in order; requests
-                // after one out of range are dropped (the run ends with its error).
-                ended = batch.len() < BATCH;
-                let bad = batch.iter_mut().position(|req| match self.check_range(req, cfg.host.out_of_range, wl) {
-                    Ok(()) => {
-                        dev.prefetch(req.offset, req.len);
-                        false
-                    }
-                    Err(e) => {
-                        pending = Some(e);
-                        true
-                    }
-                });
-                if let Some(i) = bad {
-                    batch.truncate(i);
-                }
-            } else {
-                while batch.len() < BATCH {
-                    match wl.next_request() {
-                        Ok(Some(mut req)) => {
-                            if let Err(e) = self.check_range(&mut req, cfg.host.out_of_range, wl) {
-                                pending = Some(e);
-                                break;
-                            }
-                            dev.prefetch(req.offset, req.len);
-                            batch.push(req);
-                        }
-                        Ok(None) => {
-                            ended = true;
-                            break;
-                        }
-                        Err(e) => {
-                            pending = Some(e);
-                            break;
-                        }
-                    }
-                }
+        loop {
+            let read_before = window.len();
+            if !ended && pending.is_none() {
+                ended = self.read_batch(cfg, dev, wl, &mut window, &mut pending);
             }
-            let served =
-                if untimed { self.serve_untimed(&batch, now, dev, wl, progress, base_writes, &mut lpns)? } else { 0 };
+            // The batch read before this one; all that is left once nothing more comes.
+            let last = ended || pending.is_some();
+            let serve = if last { window.len() } else { read_before };
+            let (batch, ahead) = window.split_at(serve);
+            let served = if untimed {
+                self.serve_untimed(batch, ahead, now, dev, wl, progress, base_writes, &mut lpns)?
+            } else {
+                0
+            };
             for (i, &req) in batch.iter().enumerate().skip(served) {
-                if let Some(next) = batch.get(i + UPDATE_AHEAD) {
+                if let Some(next) = window.get(i + UPDATE_AHEAD) {
                     dev.prefetch_update(next.offset, next.len);
                 }
                 let issue = if open_loop {
@@ -679,8 +651,12 @@ impl Measure {
                     return Ok(true);
                 }
             }
+            window.drain(..serve);
             if let Some(e) = pending.take() {
                 return Err(e);
+            }
+            if last {
+                break;
             }
         }
         if let Some(n) = cfg.sim.crash_at {
@@ -698,8 +674,61 @@ impl Measure {
         Ok(false)
     }
 
+    /// Append the next batch of up to [`BATCH`] requests to `window`, each range-checked and its
+    /// first page's mapping prefetched ([`Device::prefetch`]) as it is read. Returns whether the
+    /// workload has ended; an error met (reading or range-checking) goes to `pending`, with the
+    /// requests before it kept and none after it.
+    fn read_batch(
+        &self,
+        cfg: &Config,
+        dev: &Device,
+        wl: &mut dyn Workload,
+        window: &mut Vec<Request>,
+        pending: &mut Option<Error>,
+    ) -> bool {
+        let from = window.len();
+        if wl.next_batch(window, from + BATCH) {
+            // A generator's batch: read ahead at once, then range-checked in order.
+            let ended = window.len() < from + BATCH;
+            let bad =
+                window[from..].iter_mut().position(|req| match self.check_range(req, cfg.host.out_of_range, wl) {
+                    Ok(()) => {
+                        dev.prefetch(req.offset, req.len);
+                        false
+                    }
+                    Err(e) => {
+                        *pending = Some(e);
+                        true
+                    }
+                });
+            if let Some(i) = bad {
+                window.truncate(from + i);
+            }
+            return ended;
+        }
+        while window.len() < from + BATCH {
+            match wl.next_request() {
+                Ok(Some(mut req)) => {
+                    if let Err(e) = self.check_range(&mut req, cfg.host.out_of_range, wl) {
+                        *pending = Some(e);
+                        break;
+                    }
+                    dev.prefetch(req.offset, req.len);
+                    window.push(req);
+                }
+                Ok(None) => return true,
+                Err(e) => {
+                    *pending = Some(e);
+                    break;
+                }
+            }
+        }
+        false
+    }
+
     /// Accounting's fast path, for a batch of requests read ahead in a closed loop through the
-    /// pass-through host layer: when every request is a one-page write, the device writes them
+    /// pass-through host layer (`ahead`: the requests that follow, for prefetching only): when
+    /// every request of `batch` is a one-page write, the device writes them
     /// past the host and buffer layers ([`Device::write_untimed`]) in runs that end where a
     /// series sample is due, and each run is accounted at once as the per-request loop would
     /// account its requests one by one (each completes at its issue time `now`). Returns how
@@ -709,6 +738,7 @@ impl Measure {
     fn serve_untimed(
         &mut self,
         batch: &[Request],
+        ahead: &[Request],
         now: u64,
         dev: &mut Device,
         wl: &dyn Workload,
@@ -724,12 +754,14 @@ impl Measure {
             }
             lpns.push(first);
         }
+        // The first pages of the requests that follow, for the device's prefetch stages.
+        lpns.extend(ahead.iter().map(|req| dev.page_span(req.offset, req.len).0));
         let mut k = 0;
         while k < batch.len() {
             // One host write per request: a run ends on the request after which a sample is due.
             let due_in = self.series.next_at().saturating_sub(dev.ftl.host_writes() - base_writes).max(1);
             let n = (batch.len() - k).min(usize::try_from(due_in).unwrap_or(usize::MAX));
-            if !dev.write_untimed(&lpns[k..k + n], Nanos(now))? {
+            if !dev.write_untimed(&lpns[k..], n, Nanos(now))? {
                 break;
             }
             let run = &batch[k..k + n];

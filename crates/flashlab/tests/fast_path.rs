@@ -101,7 +101,7 @@ fn the_fast_path_gives_the_results_of_the_request_by_request_path() {
         // device is dropped). A device this small cannot hold every combination's reserve:
         // those fail to build here and below.
         if let Ok(mut dev) = sim::build_device(&cfg, &r) {
-            let takes = dev.write_untimed(&[0], Nanos(0)).expect("a page on a fresh device");
+            let takes = dev.write_untimed(&[0], 1, Nanos(0)).expect("a page on a fresh device");
             let page_resident = sets[0] == "ftl.mapping=\"page\"";
             assert_eq!(takes, page_resident, "{sets:?}: the fast path is the page mapping's (resident table) only");
             fast += takes as usize;
@@ -143,7 +143,7 @@ fn the_fast_path_is_refused_changing_nothing_where_it_does_not_apply() {
         let cfg = config(&sets);
         let r = cfg.resolve().expect("resolves");
         let mut dev = sim::build_device(&cfg, &r).expect("builds");
-        assert!(!dev.write_untimed(&[0, 1], Nanos(0)).expect("no error"), "{why}");
+        assert!(!dev.write_untimed(&[0, 1], 2, Nanos(0)).expect("no error"), "{why}");
         assert_eq!(dev.writes(), 0, "{why}: nothing written");
         assert_eq!(dev.ftl.host_writes(), 0, "{why}: nothing written");
         assert!(dev.ftl.mapped_ppn(Lpn(0)).is_none(), "{why}: nothing mapped");
@@ -152,10 +152,12 @@ fn the_fast_path_is_refused_changing_nothing_where_it_does_not_apply() {
     let cfg = config(&[]);
     let mut dev = sim::build_device(&cfg, &cfg.resolve().unwrap()).expect("builds");
     let beyond = dev.logical_pages();
-    assert!(!dev.write_untimed(&[0, beyond], Nanos(0)).expect("no error"));
+    assert!(!dev.write_untimed(&[0, beyond], 2, Nanos(0)).expect("no error"));
     assert_eq!(dev.ftl.host_writes(), 0);
     // And the plain device takes it: two pages, two writes, version tags 1 and 2.
-    assert!(dev.write_untimed(&[5, 9], Nanos(0)).expect("writes"));
+    // And the plain device takes it: two pages written, the third a hint (beyond the capacity
+    // even: a hint is never written).
+    assert!(dev.write_untimed(&[5, 9, beyond], 2, Nanos(0)).expect("writes"));
     assert_eq!((dev.writes(), dev.ftl.host_writes()), (2, 2));
     assert!(dev.ftl.mapped_ppn(Lpn(5)).is_some() && dev.ftl.mapped_ppn(Lpn(9)).is_some());
 }

@@ -191,15 +191,16 @@ pub trait Ftl: Send + Sync + dyn_clone::DynClone {
     fn after_request(&mut self, _t: Nanos) -> Result<bool, Error> {
         Ok(false)
     }
-    /// Accounting's fast path: host write requests of one page each, `lpns[i]` carrying tag
-    /// `first_tag + i`, in order, each issued at `t` and followed by [`Ftl::after_request`] at
-    /// `t` — the state and counters [`Ftl::write`] plus `after_request` per page leave — when
-    /// every operation completes at its issue time (no timeline, lookups that cost nothing and
-    /// keep no state). Served without a call per page through the layers above. `Ok(false)`,
-    /// changing nothing, when this FTL cannot: the caller then writes page by page. An error is
-    /// the one the page-by-page path meets at the same page, the pages before it written.
-    /// Default: cannot.
-    fn write_untimed(&mut self, _lpns: &[u64], _first_tag: u32, _t: Nanos) -> Result<bool, Error> {
+    /// Accounting's fast path: host write requests of one page each, the first `n` of `lpns`,
+    /// `lpns[i]` carrying tag `first_tag + i`, in order, each issued at `t` and followed by
+    /// [`Ftl::after_request`] at `t` — the state and counters [`Ftl::write`] plus
+    /// `after_request` per page leave — when every operation completes at its issue time (no
+    /// timeline, lookups that cost nothing and keep no state). The pages after the first `n`
+    /// are those of the requests that follow: hints for prefetching, not written. Served
+    /// without a call per page through the layers above. `Ok(false)`, changing nothing, when
+    /// this FTL cannot: the caller then writes page by page. An error is the one the
+    /// page-by-page path meets at the same page, the pages before it written. Default: cannot.
+    fn write_untimed(&mut self, _lpns: &[u64], _n: usize, _first_tag: u32, _t: Nanos) -> Result<bool, Error> {
         Ok(false)
     }
     /// Write every logical page once, in order: the state a sequential fill of a fresh device

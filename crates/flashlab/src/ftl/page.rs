@@ -755,11 +755,11 @@ impl<M: MapTable> Ftl for PageFtl<M> {
         self.write_page(lpn, tag, t_ns).map(Nanos)
     }
 
-    fn write_untimed(&mut self, lpns: &[u64], first_tag: u32, t: Nanos) -> Result<bool, Error> {
+    fn write_untimed(&mut self, lpns: &[u64], n: usize, first_tag: u32, t: Nanos) -> Result<bool, Error> {
         if self.nand.timing() || !self.table.lookups_free() {
             return Ok(false);
         }
-        for (i, &lpn) in lpns.iter().enumerate() {
+        for (i, &lpn) in lpns[..n].iter().enumerate() {
             if let Some(&next) = lpns.get(i + crate::hint::UPDATE_AHEAD) {
                 self.prefetch_update(Lpn(next));
             }
