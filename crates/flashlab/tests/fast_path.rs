@@ -154,7 +154,6 @@ fn the_fast_path_is_refused_changing_nothing_where_it_does_not_apply() {
     let beyond = dev.logical_pages();
     assert!(!dev.write_untimed(&[0, beyond], 2, Nanos(0)).expect("no error"));
     assert_eq!(dev.ftl.host_writes(), 0);
-    // And the plain device takes it: two pages, two writes, version tags 1 and 2.
     // And the plain device takes it: two pages written, the third a hint (beyond the capacity
     // even: a hint is never written).
     assert!(dev.write_untimed(&[5, 9, beyond], 2, Nanos(0)).expect("writes"));
