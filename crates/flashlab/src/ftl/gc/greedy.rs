@@ -19,7 +19,8 @@ pub struct Greedy {
     bucket_of: Vec<u32>,
     /// Per pool: no non-empty bucket below this.
     low_hint: Vec<u32>,
-    pool_of: Vec<u32>,
+    /// Pools from segment numbers, computed (a table would be one more cache line per event).
+    layout: Layout,
 }
 
 pub fn build(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error> {
@@ -37,20 +38,20 @@ impl Greedy {
             lists: SegLists::new(buckets, segs),
             bucket_of: vec![NIL; segs],
             low_hint: vec![0; layout.pools as usize],
-            pool_of: (0..layout.segments).map(|s| layout.pool_of(s)).collect(),
+            layout: *layout,
         }
     }
 
     #[inline]
     fn slot(&self, seg: u32, valid: u32) -> usize {
-        (self.pool_of[seg as usize] * (self.pps + 1) + valid) as usize
+        (self.layout.pool_of(seg) * (self.pps + 1) + valid) as usize
     }
 
     fn push_back(&mut self, seg: u32, valid: u32) {
         let b = self.slot(seg, valid);
         self.lists.push_back(b, seg);
         self.bucket_of[seg as usize] = valid;
-        let pool = self.pool_of[seg as usize] as usize;
+        let pool = self.layout.pool_of(seg) as usize;
         self.low_hint[pool] = self.low_hint[pool].min(valid);
     }
 
@@ -90,7 +91,6 @@ impl GcPolicy for Greedy {
     #[inline]
     fn prefetch(&self, seg: u32) {
         crate::hint::prefetch(&self.bucket_of, seg as usize);
-        crate::hint::prefetch(&self.pool_of, seg as usize);
         self.lists.prefetch(seg);
     }
 
@@ -119,7 +119,7 @@ impl GcPolicy for Greedy {
                     view.valid[seg as usize]
                 ));
             }
-            if b != NIL && b < self.low_hint[self.pool_of[seg as usize] as usize] {
+            if b != NIL && b < self.low_hint[self.layout.pool_of(seg) as usize] {
                 return Err(format!("greedy: segment {seg} below its pool's low hint"));
             }
         }
