@@ -494,9 +494,7 @@ impl<M: MapTable> PageFtl<M> {
         self.nand.prefetch_oob(first, pps);
         let mut srcs = std::mem::take(&mut self.gc_srcs);
         let mut lpns = std::mem::take(&mut self.gc_lpns);
-        lpns.clear();
-        set_bits_in(&self.valid_bits, first, end, &mut srcs);
-        self.nand.oob_lpns(&srcs, &mut lpns);
+        set_bits_in(&self.valid_bits, first, end, self.nand.oob_range(first, end), &mut srcs, &mut lpns);
         for &lpn in lpns.iter().take(AHEAD) {
             crate::hint::prefetch(&self.l2p, lpn as usize);
         }
@@ -680,20 +678,29 @@ fn word_mask(w: u32, from: u32, to: u32) -> u64 {
     upto(hi) & !upto(lo)
 }
 
-/// Replace `out` with the set bits of `words` in `[from, to)`, in increasing order (sized by
-/// one count of the bits first, then written in place).
-fn set_bits_in(words: &[u64], from: u32, to: u32, out: &mut Vec<u32>) {
+/// Replace `out` with the set bits of `words` in `[from, to)`, in increasing order, and
+/// `out_labels` with their labels, `labels[b - from]` for bit `b` (GC: a victim's valid pages
+/// and their logical pages from its OOB). Sized by one count of the bits first, then written in
+/// place.
+fn set_bits_in(words: &[u64], from: u32, to: u32, labels: &[u32], out: &mut Vec<u32>, out_labels: &mut Vec<u32>) {
+    assert_eq!(labels.len(), (to - from) as usize, "a label per bit of the range");
     let span = &words[(from / 64) as usize..to.div_ceil(64) as usize];
     let masked = |i: usize, word: u64| word & word_mask(from / 64 + i as u32, from, to);
     let count = span.iter().enumerate().map(|(i, &word)| masked(i, word).count_ones() as usize).sum();
     out.clear();
     out.resize(count, 0);
-    let mut slots = out.iter_mut();
+    out_labels.clear();
+    out_labels.resize(count, 0);
+    let (out, out_labels) = (&mut out[..count], &mut out_labels[..count]);
+    let mut k = 0;
     for (i, &word) in span.iter().enumerate() {
         let base = (from / 64 + i as u32) * 64;
         let mut bits = masked(i, word);
         while bits != 0 {
-            *slots.next().expect("counted") = base + bits.trailing_zeros();
+            let b = base + bits.trailing_zeros();
+            out[k] = b;
+            out_labels[k] = labels[(b - from) as usize];
+            k += 1;
             bits &= bits - 1;
         }
     }
@@ -1023,10 +1030,13 @@ mod tests {
         }
         let bit = |words: &[u64], b: u32| words[b as usize / 64] >> (b % 64) & 1 == 1;
         for (from, to) in [(0, 320), (3, 5), (63, 65), (64, 128), (70, 70), (1, 319), (100, 257)] {
-            let mut got = Vec::new();
-            set_bits_in(&words, from, to, &mut got);
+            let (mut got, mut got_labels) = (Vec::new(), Vec::new());
+            let labels: Vec<u32> = (from..to).map(|b| b.wrapping_mul(2_654_435_761)).collect();
+            set_bits_in(&words, from, to, &labels, &mut got, &mut got_labels);
             let want: Vec<u32> = (from..to).filter(|&b| bit(&words, b)).collect();
             assert_eq!(got, want, "[{from}, {to})");
+            let want_labels: Vec<u32> = want.iter().map(|&b| labels[(b - from) as usize]).collect();
+            assert_eq!(got_labels, want_labels, "[{from}, {to}) labels");
             let (mut set, mut clear) = (words.clone(), words.clone());
             set_bits(&mut set, from, to);
             clear_bits(&mut clear, from, to);

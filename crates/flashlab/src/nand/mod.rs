@@ -212,10 +212,11 @@ impl Nand {
         }
     }
 
-    /// The logical pages stored at `srcs`, per their OOB, appended to `out` (GC lists a victim's
-    /// valid pages once, then moves them in runs).
-    pub fn oob_lpns(&self, srcs: &[u32], out: &mut Vec<u32>) {
-        out.extend(srcs.iter().map(|&p| self.oob_lpn[p as usize]));
+    /// The logical pages stored at pages `[first, end)` per their OOB ([`NO_LPN`] where none:
+    /// erased, or programmed without one); GC lists a victim's valid pages with them.
+    #[inline]
+    pub fn oob_range(&self, first: u32, end: u32) -> &[u32] {
+        &self.oob_lpn[first as usize..end as usize]
     }
 
     /// [`Nand::move_page`] for `srcs[i] → first_dst + i`, in order, without a clock (accounting
