@@ -1031,7 +1031,7 @@ mod tests {
         let bit = |words: &[u64], b: u32| words[b as usize / 64] >> (b % 64) & 1 == 1;
         for (from, to) in [(0, 320), (3, 5), (63, 65), (64, 128), (70, 70), (1, 319), (100, 257)] {
             let (mut got, mut got_labels) = (Vec::new(), Vec::new());
-            let labels: Vec<u32> = (from..to).map(|b| b.wrapping_mul(2_654_435_761)).collect();
+            let labels: Vec<u32> = (from..to).map(|b: u32| b.wrapping_mul(2_654_435_761)).collect();
             set_bits_in(&words, from, to, &labels, &mut got, &mut got_labels);
             let want: Vec<u32> = (from..to).filter(|&b| bit(&words, b)).collect();
             assert_eq!(got, want, "[{from}, {to})");
