@@ -255,12 +255,22 @@ impl Device {
     /// or an FTL with a timeline or costly lookups. After an error the device is not used
     /// again (its version tags and write clock are not advanced).
     pub fn write_untimed(&mut self, pages: &[u64], n: usize, t: Nanos) -> Result<bool, Error> {
+        if !self.buffer.passes_through() {
+            return Ok(false);
+        }
+        self.write_through_untimed(pages, n, t)
+    }
+
+    /// [`Device::write_untimed`] past the buffer, whatever it is: what
+    /// [`Device::write_through`] plus [`Device::end_request`] per page leave (preconditioning,
+    /// before the buffer holds any page).
+    pub fn write_through_untimed(&mut self, pages: &[u64], n: usize, t: Nanos) -> Result<bool, Error> {
         let Some(written) = pages.get(..n) else {
             panic!("write_untimed: {n} pages to write of {} given", pages.len())
         };
         let tags_fit = self.next_tag as u64 + n as u64 <= u32::MAX as u64;
         let plain = self.remap.is_none() && self.oracle.is_none() && !self.check && self.last_write.is_none();
-        if !plain || !tags_fit || !self.buffer.passes_through() || written.iter().any(|&l| l >= self.logical_pages) {
+        if !plain || !tags_fit || written.iter().any(|&l| l >= self.logical_pages) {
             return Ok(false);
         }
         if !self.ftl.write_untimed(pages, n, self.next_tag, t)? {

@@ -241,6 +241,24 @@ fn the_direct_fill_leaves_the_flash_the_page_by_page_fill_leaves() {
     assert!(declined > 0, "no fill met femu's declined background rounds");
 }
 
+/// The random overwrite served in batches where the device can (`Device::write_through_untimed`:
+/// accounting, no version tags, page mapping) leaves the flash writing page by page leaves.
+#[test]
+fn the_batched_overwrite_leaves_the_flash_the_page_by_page_overwrite_leaves() {
+    let mut ok = 0;
+    for sets in fill_combos() {
+        let mut sets = sets.clone();
+        sets.extend(["sim.mode=\"accounting\"".to_string(), "precondition.overwrite=0.7".into()]);
+        let cfg = match Config::from_toml_str(BASE, "precondition test", &sets) {
+            Ok(c) => c,
+            Err(_) => continue,
+        };
+        let what = format!("{sets:?}");
+        ok += check_paths(&cfg, PreconditionPath::Direct, PreconditionPath::PageByPage, &what) as u32;
+    }
+    assert!(ok >= 150, "only {ok} combinations preconditioned");
+}
+
 #[test]
 fn the_direct_fill_is_built_where_the_ftl_can_and_the_page_by_page_path_elsewhere() {
     for m in ftl::mapping_names() {
