@@ -8,9 +8,12 @@ pub const NIL: u32 = u32::MAX;
 pub struct SegLists {
     head: Vec<u32>,
     tail: Vec<u32>,
-    next: Vec<u32>,
-    prev: Vec<u32>,
+    /// Per segment `[prev, next]`: a segment's two links share a cache line.
+    links: Vec<[u32; 2]>,
 }
+
+const PREV: usize = 0;
+const NEXT: usize = 1;
 
 impl SegLists {
     /// Bytes of `lists` lists over `items` items (head and tail per list, links per item).
@@ -19,19 +22,13 @@ impl SegLists {
     }
 
     pub fn new(lists: usize, segments: usize) -> Self {
-        SegLists {
-            head: vec![NIL; lists],
-            tail: vec![NIL; lists],
-            next: vec![NIL; segments],
-            prev: vec![NIL; segments],
-        }
+        SegLists { head: vec![NIL; lists], tail: vec![NIL; lists], links: vec![[NIL; 2]; segments] }
     }
 
     /// Start fetching `seg`'s links ([`crate::hint`]).
     #[inline]
     pub fn prefetch(&self, seg: u32) {
-        crate::hint::prefetch(&self.next, seg as usize);
-        crate::hint::prefetch(&self.prev, seg as usize);
+        crate::hint::prefetch(&self.links, seg as usize);
     }
 
     #[inline]
@@ -44,23 +41,23 @@ impl SegLists {
     }
     #[inline]
     pub fn next(&self, seg: u32) -> u32 {
-        self.next[seg as usize]
+        self.links[seg as usize][NEXT]
     }
     #[inline]
     pub fn prev(&self, seg: u32) -> u32 {
-        self.prev[seg as usize]
+        self.links[seg as usize][PREV]
     }
 
     /// Append `seg` (in no list) to `list`.
     #[inline]
     pub fn push_back(&mut self, list: usize, seg: u32) {
         let t = self.tail[list];
-        self.prev[seg as usize] = t;
-        self.next[seg as usize] = NIL;
+        self.links[seg as usize][PREV] = t;
+        self.links[seg as usize][NEXT] = NIL;
         if t == NIL {
             self.head[list] = seg;
         } else {
-            self.next[t as usize] = seg;
+            self.links[t as usize][NEXT] = seg;
         }
         self.tail[list] = seg;
     }
@@ -69,12 +66,12 @@ impl SegLists {
     #[inline]
     pub fn push_front(&mut self, list: usize, seg: u32) {
         let h = self.head[list];
-        self.next[seg as usize] = h;
-        self.prev[seg as usize] = NIL;
+        self.links[seg as usize][NEXT] = h;
+        self.links[seg as usize][PREV] = NIL;
         if h == NIL {
             self.tail[list] = seg;
         } else {
-            self.prev[h as usize] = seg;
+            self.links[h as usize][PREV] = seg;
         }
         self.head[list] = seg;
     }
@@ -82,34 +79,34 @@ impl SegLists {
     /// Put `seg` (in no list) right after `after` (in `list`).
     #[inline]
     pub fn insert_after(&mut self, list: usize, seg: u32, after: u32) {
-        let n = self.next[after as usize];
-        self.prev[seg as usize] = after;
-        self.next[seg as usize] = n;
-        self.next[after as usize] = seg;
+        let n = self.links[after as usize][NEXT];
+        self.links[seg as usize][PREV] = after;
+        self.links[seg as usize][NEXT] = n;
+        self.links[after as usize][NEXT] = seg;
         if n == NIL {
             self.tail[list] = seg;
         } else {
-            self.prev[n as usize] = seg;
+            self.links[n as usize][PREV] = seg;
         }
     }
 
     /// Remove `seg` from `list`, the list it is in.
     #[inline]
     pub fn unlink(&mut self, list: usize, seg: u32) {
-        let (p, n) = (self.prev[seg as usize], self.next[seg as usize]);
+        let (p, n) = (self.links[seg as usize][PREV], self.links[seg as usize][NEXT]);
         if p == NIL {
             debug_assert_eq!(self.head[list], seg, "segment {seg} is not in list {list}");
             self.head[list] = n;
         } else {
-            self.next[p as usize] = n;
+            self.links[p as usize][NEXT] = n;
         }
         if n == NIL {
             self.tail[list] = p;
         } else {
-            self.prev[n as usize] = p;
+            self.links[n as usize][PREV] = p;
         }
-        self.prev[seg as usize] = NIL;
-        self.next[seg as usize] = NIL;
+        self.links[seg as usize][PREV] = NIL;
+        self.links[seg as usize][NEXT] = NIL;
     }
 }
 
