@@ -36,9 +36,14 @@ def flashlab(exe, pattern, gc, tmp):
     return {"time": r["sim"]["wall_s"], "rate": r["sim"]["host_pages_per_s"], "waf": r["waf"], "wall": wall, "rss": rss, "pages": pages}
 
 
+# flashlab's GC policy names to SSD-iq's: flashlab's 2R scans FIFO from a cursor, SSD-iq's
+# `2r-fifo` (SSD-iq has no plain `2r`: it stops with "unknown GC algorithm").
+SSDIQ_GC = {"greedy": "greedy", "2r": "2r-fifo"}
+
+
 def ssdiq(exe, pattern, gc, tmp):
     pat = ["--pattern=uniform"] if pattern == "uniform" else ["--pattern=zipf", "--zipf=0.9"]
-    stdout, wall, rss = timed([exe, *SSDIQ_ARGS, *pat, f"--gc={gc}"], tmp)
+    stdout, wall, rss = timed([exe, *SSDIQ_ARGS, *pat, f"--gc={SSDIQ_GC[gc]}"], tmp)
     rows = [l.split(",") for l in stdout.splitlines() if l.startswith("bench,")]
     last = rows[-1]
     seconds, waf = float(last[5]), float(last[-1])

@@ -160,3 +160,51 @@ fn the_fast_path_is_refused_changing_nothing_where_it_does_not_apply() {
     assert_eq!((dev.writes(), dev.ftl.host_writes()), (2, 2));
     assert!(dev.ftl.mapped_ppn(Lpn(5)).is_some() && dev.ftl.mapped_ppn(Lpn(9)).is_some());
 }
+
+/// The `femu` schedule's background check after every request skips the pools whose outcome
+/// cannot have changed (settled: their free and gate counts unchanged since). Check mode
+/// re-derives every settled pool's outcome after every page operation (`Ftl::validate`), and
+/// the results equal those of the run without check mode, for every mapping × GC policy that
+/// takes a schedule, at two background minimums (FEMU's 1/8 and a stricter 0.3).
+#[test]
+fn settled_background_checks_are_what_checking_again_would_find() {
+    let mut declined = 0;
+    for m in ftl::mapping_names() {
+        if !ftl::mapping(m).unwrap().caps.gc_policy {
+            continue;
+        }
+        for g in gc::names() {
+            for min_invalid in ["0.125", "0.3"] {
+                let sets = vec![
+                    format!("ftl.mapping=\"{m}\""),
+                    format!("ftl.gc=\"{g}\""),
+                    "ftl.gc_schedule=\"femu\"".to_string(),
+                    format!("ftl.gc_schedule_params.min_invalid={min_invalid}"),
+                    "workload.volume_ratio=0.5".into(),
+                ];
+                let plain = sim::run(&config(&sets), &mut Quiet).unwrap_or_else(|e| panic!("{sets:?}: {e}"));
+                let mut checked_sets = sets.clone();
+                checked_sets.push("sim.check=true".into());
+                let checked =
+                    sim::run(&config(&checked_sets), &mut Quiet).unwrap_or_else(|e| panic!("{checked_sets:?}: {e}"));
+                let (mut a, mut b) = (comparable_any(&plain), comparable_any(&checked));
+                a["config"]["sim"].as_object_mut().unwrap().remove("check");
+                b["config"]["sim"].as_object_mut().unwrap().remove("check");
+                assert!(a == b, "{sets:?}: {:?} differ", differing(&a, &b));
+                declined += plain.ftl.gc_declined_rounds;
+                assert!(plain.ftl.gc_background_rounds > 0, "{sets:?}: background rounds ran");
+            }
+        }
+    }
+    assert!(declined > 0, "some background rounds were declined");
+}
+
+/// Results as JSON without the wall-clock fields.
+fn comparable_any(r: &Results) -> serde_json::Value {
+    let mut v = serde_json::to_value(r).expect("results serialize");
+    let sim = v["sim"].as_object_mut().expect("sim section");
+    for k in ["wall_s", "precondition_wall_s", "host_pages_per_s"] {
+        sim.remove(k);
+    }
+    v
+}

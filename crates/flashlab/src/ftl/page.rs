@@ -43,10 +43,14 @@ pub struct PageFtl<M = Resident> {
     /// Background rounds with a minimum of invalid pages: per pool, the sealed segments that
     /// could meet it (so a round no victim could meet is declined without asking the policy).
     gate: Option<Gate>,
+    /// Background checks whose outcome cannot have changed since they were made (see [`Settled`]).
+    settled: Settled,
     /// Valid pages per pool, and the most a pool may hold and still keep its GC reserve.
     pool_valid: Vec<u64>,
     pool_valid_limit: u64,
     in_gc: bool,
+    /// The gate was rebuilt for another minimum (every settled check is then stale).
+    gate_rebuilt: bool,
     counters: FtlCounters,
     /// Pages moved by GC from stream `i` to stream `j`, at `i * streams + j`.
     flows: Vec<u64>,
@@ -62,6 +66,49 @@ pub struct PageFtl<M = Resident> {
     /// GC's lists of a victim's valid pages and their logical pages (reused).
     gc_srcs: Vec<u32>,
     gc_lpns: Vec<u32>,
+}
+
+/// The schedule's background check after a request depends, per pool, only on the pool's free
+/// segments and its gate count (and the gate's minimum): while neither changes, a pool that
+/// wanted no round wants none again, and one whose round was declined is declined again. Such a
+/// pool is settled: after a request it costs nothing, or one declined round added in bulk, instead
+/// of a schedule call and a gate lookup (the `femu` schedule asks after every request, for every
+/// pool). A pool is unsettled by whatever changes its free count or gate count.
+#[derive(Clone)]
+struct Settled {
+    /// Pools to check after the next request, a bit each.
+    check: Vec<u64>,
+    /// Per pool: settled on a declined round.
+    declined: Vec<bool>,
+    /// Pools settled on a declined round.
+    declined_count: u64,
+}
+
+impl Settled {
+    fn new(pools: u32) -> Self {
+        let mut check = vec![0u64; (pools as usize).div_ceil(64)];
+        for p in 0..pools as usize {
+            check[p / 64] |= 1 << (p % 64);
+        }
+        Settled { check, declined: vec![false; pools as usize], declined_count: 0 }
+    }
+
+    /// `pool`'s free count or gate count changed: check it again.
+    #[inline]
+    fn unsettle(&mut self, pool: u32) {
+        self.check[pool as usize / 64] |= 1 << (pool % 64);
+        if std::mem::take(&mut self.declined[pool as usize]) {
+            self.declined_count -= 1;
+        }
+    }
+
+    /// `pool` was just checked: no round (`declined` false) or a declined one.
+    #[inline]
+    fn settle(&mut self, pool: u32, declined: bool) {
+        self.check[pool as usize / 64] &= !(1 << (pool % 64));
+        self.declined[pool as usize] = declined;
+        self.declined_count += declined as u64;
+    }
 }
 
 /// Sealed segments per pool holding at most `max_valid` valid pages (kept exactly, O(1) per
@@ -139,10 +186,12 @@ impl<M: MapTable> PageFtl<M> {
             schedule,
             fruitless: 0,
             gate: None,
+            settled: Settled::new(layout.pools),
             pool_valid: vec![0; layout.pools as usize],
             pool_valid_limit: (layout.segments_per_pool().saturating_sub(reserve + streams as u32 + 1) as u64)
                 * layout.pages_per_segment as u64,
             in_gc: false,
+            gate_rebuilt: false,
             counters: FtlCounters::default(),
             flows: vec![0; streams * streams],
             cold_stream,
@@ -278,7 +327,10 @@ impl<M: MapTable> PageFtl<M> {
     /// Open the next free segment of `pool` for `stream`, or fail: the device is full.
     fn open_segment(&mut self, stream: usize, pool: u32) -> Result<(), Error> {
         match self.segs.open_next(stream, pool) {
-            Some(_) => Ok(()),
+            Some(_) => {
+                self.settled.unsettle(pool);
+                Ok(())
+            }
             None => Err(Error::DeviceFull(format!("pool {pool} has no free segment left for stream {stream}"))),
         }
     }
@@ -301,7 +353,9 @@ impl<M: MapTable> PageFtl<M> {
         let seg = self.segs.seal(ppn, self.counters.host_writes);
         if let Some(g) = &mut self.gate {
             if self.segs.valid[seg as usize] <= g.max_valid {
-                g.count[self.segs.layout.pool_of(seg) as usize] += 1;
+                let pool = self.segs.layout.pool_of(seg);
+                g.count[pool as usize] += 1;
+                self.settled.unsettle(pool);
             }
         }
         let view = self.segs.view(self.counters.host_writes);
@@ -319,7 +373,9 @@ impl<M: MapTable> PageFtl<M> {
         let v = *v;
         if let Some(g) = &mut self.gate {
             if v == g.max_valid && self.segs.state[seg as usize] == gc::SegState::Sealed {
-                g.count[self.segs.layout.pool_of(seg) as usize] += 1;
+                let pool = self.segs.layout.pool_of(seg);
+                g.count[pool as usize] += 1;
+                self.settled.unsettle(pool);
             }
         }
         self.policy.on_invalidate(seg, v);
@@ -397,6 +453,7 @@ impl<M: MapTable> PageFtl<M> {
         let max_valid = self.segs.layout.pages_per_segment.saturating_sub(min_invalid);
         if self.gate.as_ref().is_none_or(|g| g.max_valid != max_valid) {
             self.gate = Some(Gate { max_valid, count: self.count_sealed_at_most(max_valid) });
+            self.gate_rebuilt = true;
         }
         self.gate.as_ref().expect("gate built").count[pool as usize]
     }
@@ -473,6 +530,7 @@ impl<M: MapTable> PageFtl<M> {
         self.table.victim_done(done, self.nand.timeline_mut());
         self.nand.erase_segment(victim, Nanos(done));
         self.segs.release(victim);
+        self.settled.unsettle(pool);
         self.policy.on_erase(victim);
         self.counters.gc_victims += 1;
         Ok(())
@@ -615,38 +673,78 @@ impl<M: MapTable> PageFtl<M> {
         if !self.background {
             return Some(0);
         }
-        let mut declined = 0;
+        let mut declined = Some(0);
         for pool in 0..self.segs.layout.pools {
             if let Some(round) = self.schedule.background(self.segs.free_count(pool)) {
                 if round.min_invalid == 0 || self.gate_count(pool, round.min_invalid) > 0 {
-                    return None;
+                    declined = None;
+                    break;
                 }
-                declined += 1;
+                declined = declined.map(|d| d + 1);
             }
         }
-        Some(declined)
+        // The checks settled under another gate are stale.
+        if std::mem::take(&mut self.gate_rebuilt) {
+            (0..self.segs.layout.pools).for_each(|p| self.settled.unsettle(p));
+        }
+        declined
     }
 
     /// The background rounds the schedule asks for after a host request (see
     /// [`Ftl::after_request`]).
     fn background_rounds(&mut self, Nanos(t_ns): Nanos) -> Result<bool, Error> {
         let mut worked = false;
-        for pool in 0..self.segs.layout.pools {
-            if let Some(round) = self.schedule.background(self.segs.free_count(pool)) {
-                if round.min_invalid > 0 && self.gate_count(pool, round.min_invalid) == 0 {
+        // Settled pools declined again (in bulk); the others checked in pool order.
+        self.counters.gc_declined_rounds += self.settled.declined_count;
+        let pools = self.segs.layout.pools;
+        let mut next = 0u32;
+        while let Some(pool) = self.next_to_check(next) {
+            next = pool + 1;
+            let Some(round) = self.schedule.background(self.segs.free_count(pool)) else {
+                self.settled.settle(pool, false);
+                continue;
+            };
+            if round.min_invalid > 0 {
+                self.gate_rebuilt = false;
+                let count = self.gate_count(pool, round.min_invalid);
+                if std::mem::take(&mut self.gate_rebuilt) {
+                    // Pools after this one settled on a declined round under the old gate were
+                    // counted above and are checked again below: take their count back.
+                    for p in next..pools {
+                        self.counters.gc_declined_rounds -= self.settled.declined[p as usize] as u64;
+                    }
+                    (0..pools).for_each(|p| self.settled.unsettle(p));
+                }
+                if count == 0 {
                     // No sealed segment frees enough: whatever the policy chose would fail.
                     self.counters.gc_declined_rounds += 1;
+                    self.settled.settle(pool, true);
                     continue;
                 }
-                if self.run_round(pool, round, t_ns)? {
-                    self.counters.gc_background_rounds += 1;
-                    worked = true;
-                } else {
-                    self.counters.gc_declined_rounds += 1;
-                }
+            }
+            if self.run_round(pool, round, t_ns)? {
+                self.counters.gc_background_rounds += 1;
+                worked = true;
+            } else {
+                self.counters.gc_declined_rounds += 1;
             }
         }
         Ok(worked)
+    }
+
+    /// The first pool at or after `from` to check after this request.
+    #[inline]
+    fn next_to_check(&self, from: u32) -> Option<u32> {
+        let check = &self.settled.check;
+        let mut w = from as usize / 64;
+        let mut bits = *check.get(w)? & (u64::MAX << (from % 64));
+        loop {
+            if bits != 0 {
+                return Some(w as u32 * 64 + bits.trailing_zeros());
+            }
+            w += 1;
+            bits = *check.get(w)?;
+        }
     }
 
     /// A host write (counted as a return) or trim takes `lpn` out of the cold region.
@@ -961,6 +1059,28 @@ impl<M: MapTable> Ftl for PageFtl<M> {
                     g.max_valid, g.count
                 ));
             }
+        }
+        // A settled pool's check would find what it found when it settled.
+        for pool in 0..l.pools {
+            if self.settled.check[pool as usize / 64] >> (pool % 64) & 1 == 1 {
+                continue;
+            }
+            let now = self.schedule.background(self.segs.free_count(pool)).map(|round| {
+                let max_valid = l.pages_per_segment.saturating_sub(round.min_invalid);
+                let gate = self.gate.as_ref().filter(|g| g.max_valid == max_valid);
+                round.min_invalid > 0 && gate.is_some_and(|g| g.count[pool as usize] == 0)
+            });
+            let want = self.settled.declined[pool as usize].then_some(true);
+            if now != want {
+                return Err(format!(
+                    "pool {pool} settled ({}) but its background check now finds {now:?}",
+                    if self.settled.declined[pool as usize] { "declined" } else { "no round" }
+                ));
+            }
+        }
+        let declined = self.settled.declined.iter().filter(|&&d| d).count() as u64;
+        if declined != self.settled.declined_count {
+            return Err(format!("{} pools settled declined, counted {}", declined, self.settled.declined_count));
         }
         self.segs.validate()?;
         self.nand.validate()?;
