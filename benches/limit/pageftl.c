@@ -52,11 +52,15 @@
 
 /* Geometry (configs/bench-accounting.toml). */
 #define PLANES 64u            /* pools: 8 channels x 4 chips x 1 die x 2 planes */
-#define BPP 144u              /* blocks per plane */
+#ifndef BPP
+#define BPP 144u              /* blocks per plane (make pageftl128: 2,304, for 128 GiB) */
+#endif
 #define PPB 256u              /* pages per block (segment) */
 #define SEGS (PLANES * BPP)   /* 9,216 blocks */
 #define PAGES (SEGS * PPB)    /* 2,359,296 physical pages of 4 KiB */
-#define LPAGES (1u << 21)     /* 8 GiB logical / 4 KiB */
+#ifndef LPAGES
+#define LPAGES (1u << 21)     /* 8 GiB logical / 4 KiB (make pageftl128: 1 << 25, 128 GiB) */
+#endif
 #define RESERVE 1u            /* classic schedule: GC when a plane has <= 1 free block */
 /* A plane takes host writes while it holds fewer valid pages than this (flashlab's
  * pool_valid_limit: segments per pool - (reserve + streams + 1), in pages). */
