@@ -8,6 +8,9 @@
 //! The fast path is taken where it should be (page mapping with its resident table, no buffer,
 //! no oracle, no check mode) and refused, changing nothing, elsewhere.
 
+#[path = "common/results.rs"]
+mod results;
+
 use flashlab::config::Config;
 use flashlab::ftl::{self, gc, schedule};
 use flashlab::results::Results;
@@ -49,11 +52,7 @@ fn config(sets: &[String]) -> Config {
 /// Results as JSON without the wall-clock fields and the config's `sim.verify` (the only
 /// ones allowed to differ).
 fn comparable(r: &Results) -> serde_json::Value {
-    let mut v = serde_json::to_value(r).expect("results serialize");
-    let sim = v["sim"].as_object_mut().expect("sim section");
-    for k in ["wall_s", "precondition_wall_s", "host_pages_per_s"] {
-        assert!(sim.remove(k).is_some(), "results.sim has {k}");
-    }
+    let mut v = results::without_wall_clock(r);
     let cfg = v["config"]["sim"].as_object_mut().expect("config.sim section");
     assert!(cfg.remove("verify").is_some(), "results.config.sim has verify");
     v
@@ -187,7 +186,7 @@ fn settled_background_checks_are_what_checking_again_would_find() {
                 checked_sets.push("sim.check=true".into());
                 let checked =
                     sim::run(&config(&checked_sets), &mut Quiet).unwrap_or_else(|e| panic!("{checked_sets:?}: {e}"));
-                let (mut a, mut b) = (comparable_any(&plain), comparable_any(&checked));
+                let (mut a, mut b) = (results::without_wall_clock(&plain), results::without_wall_clock(&checked));
                 a["config"]["sim"].as_object_mut().unwrap().remove("check");
                 b["config"]["sim"].as_object_mut().unwrap().remove("check");
                 assert!(a == b, "{sets:?}: {:?} differ", differing(&a, &b));
@@ -197,14 +196,4 @@ fn settled_background_checks_are_what_checking_again_would_find() {
         }
     }
     assert!(declined > 0, "some background rounds were declined");
-}
-
-/// Results as JSON without the wall-clock fields.
-fn comparable_any(r: &Results) -> serde_json::Value {
-    let mut v = serde_json::to_value(r).expect("results serialize");
-    let sim = v["sim"].as_object_mut().expect("sim section");
-    for k in ["wall_s", "precondition_wall_s", "host_pages_per_s"] {
-        sim.remove(k);
-    }
-    v
 }

@@ -9,10 +9,12 @@
 //! preconditioning without a clock leaves the flash the clocked one left (except `dynamic`
 //! striping in timing mode, which then places as in accounting mode).
 
+#[path = "common/results.rs"]
+mod results;
+
 use flashlab::config::Config;
 use flashlab::device::FlashState;
 use flashlab::ftl::{self, gc, schedule};
-use flashlab::results::Results;
 use flashlab::sim::{self, PreconditionPath, PreconditionPool, Preconditioned, Quiet};
 use flashlab::units::{Lpn, Ppn};
 
@@ -49,16 +51,6 @@ fn config(sets: &[String]) -> Config {
     Config::from_toml_str(BASE, "precondition test", sets).expect("valid test config")
 }
 
-/// Results as JSON without the wall-clock fields (the only ones allowed to differ).
-fn comparable(r: &Results) -> serde_json::Value {
-    let mut v = serde_json::to_value(r).expect("results serialize");
-    let sim = v["sim"].as_object_mut().expect("sim section");
-    for k in ["wall_s", "precondition_wall_s", "host_pages_per_s"] {
-        assert!(sim.remove(k).is_some(), "results.sim has {k}");
-    }
-    v
-}
-
 fn combos() -> Vec<Vec<String>> {
     let mut v = Vec::new();
     for m in ftl::mapping_names() {
@@ -89,7 +81,7 @@ fn a_run_from_a_shared_preconditioned_flash_equals_a_run_that_preconditions() {
         // Twice from the same state: a run must not change the state it started from.
         for _ in 0..2 {
             let from = sim::run_from(&cfg, &state, &mut Quiet).expect("runs from the state");
-            assert_eq!(comparable(&alone), comparable(&from), "{sets:?}");
+            assert_eq!(results::without_wall_clock(&alone), results::without_wall_clock(&from), "{sets:?}");
         }
         assert!(alone.flash.erases > 0 || alone.ftl.gc_copies > 0 || sets[0].contains("block"), "{sets:?}: GC ran");
     }
@@ -114,7 +106,7 @@ fn the_pool_shares_one_state_across_buffers_and_keeps_results() {
     for cfg in &cfgs {
         let pooled = pool.run(cfg, &mut Quiet).expect("pooled run");
         let alone = sim::run(cfg, &mut Quiet).expect("plain run");
-        assert_eq!(comparable(&pooled), comparable(&alone), "{}", cfg.buffer.policy);
+        assert_eq!(results::without_wall_clock(&pooled), results::without_wall_clock(&alone), "{}", cfg.buffer.policy);
     }
 }
 
@@ -210,7 +202,11 @@ fn check_paths(cfg: &Config, direct: PreconditionPath, reference: PreconditionPa
     assert_same_flash(a.flash(), b.flash(), what);
     let ra = sim::run_from(cfg, &a, &mut Quiet).unwrap_or_else(|e| panic!("{what}: {e}"));
     let rb = sim::run_from(cfg, &b, &mut Quiet).unwrap_or_else(|e| panic!("{what} (reference): {e}"));
-    assert_eq!(comparable(&ra), comparable(&rb), "{what}: results after preconditioning");
+    assert_eq!(
+        results::without_wall_clock(&ra),
+        results::without_wall_clock(&rb),
+        "{what}: results after preconditioning"
+    );
     true
 }
 
