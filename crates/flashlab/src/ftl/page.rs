@@ -49,8 +49,6 @@ pub struct PageFtl<M = Resident> {
     pool_valid: Vec<u64>,
     pool_valid_limit: u64,
     in_gc: bool,
-    /// The gate was rebuilt for another minimum (every settled check is then stale).
-    gate_rebuilt: bool,
     counters: FtlCounters,
     /// Pages moved by GC from stream `i` to stream `j`, at `i * streams + j`.
     flows: Vec<u64>,
@@ -191,7 +189,6 @@ impl<M: MapTable> PageFtl<M> {
             pool_valid_limit: (layout.segments_per_pool().saturating_sub(reserve + streams as u32 + 1) as u64)
                 * layout.pages_per_segment as u64,
             in_gc: false,
-            gate_rebuilt: false,
             counters: FtlCounters::default(),
             flows: vec![0; streams * streams],
             cold_stream,
@@ -447,15 +444,16 @@ impl<M: MapTable> PageFtl<M> {
         }
     }
 
-    /// Sealed segments of `pool` with at least `min_invalid` invalid pages (the gate is built,
-    /// or rebuilt for a new minimum, by one scan).
-    fn gate_count(&mut self, pool: u32, min_invalid: u32) -> u32 {
+    /// Sealed segments of `pool` with at least `min_invalid` invalid pages, and whether the gate
+    /// was built, or rebuilt for a new minimum, by one scan to answer (every settled check is
+    /// then stale).
+    fn gate_count(&mut self, pool: u32, min_invalid: u32) -> (u32, bool) {
         let max_valid = self.segs.layout.pages_per_segment.saturating_sub(min_invalid);
-        if self.gate.as_ref().is_none_or(|g| g.max_valid != max_valid) {
+        let rebuilt = self.gate.as_ref().is_none_or(|g| g.max_valid != max_valid);
+        if rebuilt {
             self.gate = Some(Gate { max_valid, count: self.count_sealed_at_most(max_valid) });
-            self.gate_rebuilt = true;
         }
-        self.gate.as_ref().expect("gate built").count[pool as usize]
+        (self.gate.as_ref().expect("gate built").count[pool as usize], rebuilt)
     }
 
     /// Per pool: sealed segments with at most `max_valid` valid pages.
@@ -673,21 +671,24 @@ impl<M: MapTable> PageFtl<M> {
         if !self.background {
             return Some(0);
         }
-        let mut declined = Some(0);
+        let mut declined = 0;
         for pool in 0..self.segs.layout.pools {
             if let Some(round) = self.schedule.background(self.segs.free_count(pool)) {
-                if round.min_invalid == 0 || self.gate_count(pool, round.min_invalid) > 0 {
-                    declined = None;
-                    break;
+                if round.min_invalid == 0 {
+                    return None;
                 }
-                declined = declined.map(|d| d + 1);
+                let (count, rebuilt) = self.gate_count(pool, round.min_invalid);
+                if rebuilt {
+                    // The checks settled under another gate are stale.
+                    (0..self.segs.layout.pools).for_each(|p| self.settled.unsettle(p));
+                }
+                if count > 0 {
+                    return None;
+                }
+                declined += 1;
             }
         }
-        // The checks settled under another gate are stale.
-        if std::mem::take(&mut self.gate_rebuilt) {
-            (0..self.segs.layout.pools).for_each(|p| self.settled.unsettle(p));
-        }
-        declined
+        Some(declined)
     }
 
     /// The background rounds the schedule asks for after a host request (see
@@ -705,9 +706,8 @@ impl<M: MapTable> PageFtl<M> {
                 continue;
             };
             if round.min_invalid > 0 {
-                self.gate_rebuilt = false;
-                let count = self.gate_count(pool, round.min_invalid);
-                if std::mem::take(&mut self.gate_rebuilt) {
+                let (count, rebuilt) = self.gate_count(pool, round.min_invalid);
+                if rebuilt {
                     // Pools after this one settled on a declined round under the old gate were
                     // counted above and are checked again below: take their count back.
                     for p in next..pools {

@@ -974,7 +974,7 @@ mod tests {
         let mut now = 0;
         let mut big = 0;
         for _ in 0..5000 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = lcg(x);
             now += (x >> 60) % 3 + if (x >> 40).is_multiple_of(700) { 3000 } else { 0 };
             let ready = now + (x >> 33) % 2000;
             let start = first_fit(&mut all, ready, len);
@@ -982,6 +982,11 @@ mod tests {
             big += matches!(c.busy, Intervals::Big(_)) as u32;
         }
         assert!(big > 300 && big < 4900, "both representations used: {big} bookings in the map");
+    }
+
+    /// The next state of the tests' 64-bit linear congruential generator (Knuth's MMIX constants).
+    fn lcg(x: u64) -> u64 {
+        x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407)
     }
 
     /// First fit over every interval ever booked, kept sorted: the plain reference.
@@ -1012,7 +1017,7 @@ mod tests {
         let mut plane_free = [0u64; 4];
         let (mut mid, mut shrunk) = (0u32, 0u32);
         for n in 0..40_000u32 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = lcg(x);
             now += (x >> 61) % 3;
             // The host pauses twice: the device catches up and the booked set shrinks.
             if n == 15_000 || n == 30_000 {

@@ -70,14 +70,11 @@ pub struct LatencySummary {
 impl Histogram {
     #[inline]
     pub fn record(&mut self, ns: u64) {
-        self.counts[bucket(ns)] += 1;
-        self.total += 1;
-        self.sum_ns += ns as u128;
-        self.min_ns = self.min_ns.min(ns);
-        self.max_ns = self.max_ns.max(ns);
+        self.record_n(ns, 1);
     }
 
     /// `n` requests of `ns` each: what `n` calls of [`Histogram::record`] leave.
+    #[inline]
     pub fn record_n(&mut self, ns: u64, n: u64) {
         if n == 0 {
             return;
