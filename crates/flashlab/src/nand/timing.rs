@@ -19,7 +19,7 @@
 //! hold the bus against transfers of idle planes meanwhile. Intervals that end before an
 //! operation's issue time are forgotten (issue times do not go backwards); intervals closer than
 //! one transfer merge (no transfer fits between them), so a booking is O(log n) in the booked
-//! intervals however far ahead of the clock the bus is booked, and O(1) plus a binary search in
+//! intervals however far ahead of the clock the bus is booked, and O(1) plus a short search in
 //! a chunk for the bookings of a device that falls behind (see `Channel`).
 //!
 //! Clock arithmetic saturates at `u64::MAX` instead of wrapping: validated timings (each
@@ -215,6 +215,9 @@ struct Array {
     /// The operation ending at `busy` is a GC program or erase a read may suspend: its suspend
     /// cost (ns), and when it started or last resumed.
     suspendable: Option<(u64, u64)>,
+    /// Where in its channel's last chunk this array's last host read booked (a hint: reads of
+    /// an array book at ever later times, so the next one lands at or just after it).
+    read_hint: u32,
 }
 
 /// A queued GC operation: its earliest start (when the round ran, or its data crossed the bus),
@@ -292,8 +295,10 @@ impl Timeline {
         if let Some(done) = self.suspend_for_read(a, c, t) {
             return done;
         }
-        let array_done = t.max(self.arrays[a].busy).saturating_add(self.read_ns);
-        let done = self.channels[c].book(t, array_done, self.xfer_ns).saturating_add(self.xfer_ns);
+        let arr = &mut self.arrays[a];
+        let array_done = t.max(arr.busy).saturating_add(self.read_ns);
+        let done = self.channels[c].book_near(t, array_done, self.xfer_ns, &mut arr.read_hint);
+        let done = done.saturating_add(self.xfer_ns);
         self.host_booked(a, done);
         done
     }
@@ -468,13 +473,16 @@ impl Timeline {
 /// plane is busy, ~10^5 in the backlog benchmark), and no interval after `now` can be forgotten:
 /// a later program transfer (booked from its issue time) may still reach the gaps between them.
 /// What such a device does is predictable: program transfers book at the front (at `now`, the
-/// first interval grows) and reads book near the back (at their plane's free time, the latest
-/// times booked). So the intervals sit in sorted chunks: the `first`, the `last`, and the ones
-/// between in a `BTreeMap` keyed by a lower bound of each chunk's starts. A booking that stays
-/// inside the first or the last chunk (every booking of the backlog benchmark but a few percent)
-/// costs one binary search in a chunk and a short `memmove`, with no tree search; any other goes
-/// through the map, O(log n) with chunks of at most [`CHUNK_MAX`] intervals ([`LAST_MAX`] for the
-/// last). A few intervals (an idle or lightly loaded bus) sit in one sorted `Vec`.
+/// first interval grows, swallowing the reads it reaches) and reads book near the back (at their
+/// plane's free time, the latest times booked). So the intervals sit in sorted chunks: the
+/// `first`, the `last`, and the ones between in a `BTreeMap` keyed by a lower bound of each
+/// chunk's starts. A booking inside the first or the last chunk, or at the end of the first
+/// against the next chunk's front (every booking of the backlog benchmark), takes no tree search
+/// but the map's first entry: a read searches `last` galloping from where its plane's previous
+/// read went (the hint its array keeps; reads of a plane book at ever later times), or from the
+/// back, and inserts with a short `memmove`. Any other booking goes through the map, O(log n)
+/// with chunks of at most [`CHUNK_MAX`] intervals ([`LAST_MAX`] for the last). A few intervals
+/// (an idle or lightly loaded bus) sit in one sorted `Vec`.
 #[derive(Clone, Debug, Default)]
 struct Channel {
     busy: Intervals,
@@ -499,9 +507,9 @@ enum Intervals {
 /// `first` is never empty, nor is a `mid` chunk, and `last` is not empty while `mid` is not.
 #[derive(Clone, Debug)]
 struct Big {
-    first: Vec<(u64, u64)>,
-    mid: BTreeMap<u64, Vec<(u64, u64)>>,
-    last: Vec<(u64, u64)>,
+    first: Chunk,
+    mid: BTreeMap<u64, Chunk>,
+    last: Chunk,
     /// Intervals in all chunks.
     len: usize,
 }
@@ -519,6 +527,10 @@ impl Default for Intervals {
         Intervals::Small(Vec::new())
     }
 }
+
+/// A sorted chunk of a [`Big`]. (A ring buffer, which frees its front without moving the rest,
+/// measured slower: most insertions are near the back of `last`, and indexing costs more.)
+type Chunk = Vec<(u64, u64)>;
 
 /// Intervals of a sorted chunk starting at or before `x`.
 #[inline]
@@ -580,7 +592,7 @@ impl Big {
     }
 
     /// The chunk `p` names.
-    fn chunk(&mut self, p: Part) -> &mut Vec<(u64, u64)> {
+    fn chunk(&mut self, p: Part) -> &mut Chunk {
         match p {
             Part::First => &mut self.first,
             Part::Mid(k) => self.mid.get_mut(&k).expect("mid chunk"),
@@ -589,7 +601,18 @@ impl Big {
     }
     /// Restore: `first` non-empty (else false: nothing left), `last` non-empty when `mid` is,
     /// no empty mid chunk, no chunk over CHUNK_MAX.
+    #[inline]
     fn fix(&mut self, p: Part) -> bool {
+        let fine = match p {
+            Part::First => (1..=CHUNK_MAX).contains(&self.first.len()),
+            Part::Last => (1..=LAST_MAX).contains(&self.last.len()),
+            Part::Mid(_) => false,
+        };
+        fine || self.refit(p)
+    }
+    /// [`Big::fix`] when a chunk may be empty or too long.
+    #[inline(never)]
+    fn refit(&mut self, p: Part) -> bool {
         match p {
             Part::Mid(k) => {
                 let c = self.mid.get_mut(&k).expect("mid chunk");
@@ -602,8 +625,8 @@ impl Big {
             }
             Part::Last => {
                 if self.last.len() > LAST_MAX {
-                    let upper = self.last.split_off(LAST_MAX / 2);
-                    let lower = std::mem::replace(&mut self.last, upper);
+                    // The lower half leaves in a chunk of its own size; `last` keeps its buffer.
+                    let lower: Chunk = self.last.drain(..LAST_MAX / 2).collect();
                     self.mid.insert(lower[0].0, lower);
                 } else if self.last.is_empty() {
                     if let Some((_, c)) = self.mid.pop_last() {
@@ -644,6 +667,7 @@ impl Intervals {
     const SMALL_MIN: usize = 8;
 
     /// Drop the intervals that end before `now`.
+    #[inline]
     fn drop_stale(&mut self, now: u64) {
         match self {
             Intervals::Small(v) => {
@@ -694,6 +718,7 @@ impl Intervals {
     }
 
     /// Remove the interval starting at `start`.
+    #[inline]
     fn remove(&mut self, start: u64) {
         match self {
             Intervals::Small(v) => {
@@ -716,6 +741,7 @@ impl Intervals {
     }
 
     /// Add `[start, end)`, or set the end of the interval starting at `start`.
+    #[inline]
     fn insert(&mut self, start: u64, end: u64) {
         match self {
             Intervals::Small(v) => {
@@ -726,7 +752,7 @@ impl Intervals {
                 if v.len() > Self::SMALL_MAX {
                     let first = std::mem::take(v);
                     let len = first.len();
-                    let mut b = Big { first, mid: BTreeMap::new(), last: Vec::new(), len };
+                    let mut b = Big { first, mid: BTreeMap::new(), last: Chunk::new(), len };
                     b.fix(Part::First);
                     *self = Intervals::Big(b);
                 }
@@ -760,10 +786,17 @@ impl Channel {
     /// `now` (the operation's issue time) lets intervals that ended before it be dropped.
     /// `len` must be the same for every booking of a channel (it is the page transfer time).
     fn book(&mut self, now: u64, ready: u64, len: u64) -> u64 {
+        self.book_near(now, ready, len, &mut { u32::MAX })
+    }
+
+    /// [`Channel::book`] with a `hint` of where in the last chunk to look first (any value
+    /// is correct: a wrong hint only costs a search); set to where this booking went.
+    #[inline]
+    fn book_near(&mut self, now: u64, ready: u64, len: u64, hint: &mut u32) -> u64 {
         self.busy.drop_stale(now);
         if let Intervals::Big(b) = &mut self.busy {
             if len > 0 {
-                if let Some(start) = b.book_fast(ready, len) {
+                if let Some(start) = b.book_fast(ready, len, hint) {
                     return start;
                 }
             }
@@ -812,67 +845,141 @@ impl Channel {
 }
 
 impl Big {
-    /// [`Channel::book`] inside the first or the last chunk, when every interval it looks at
-    /// is there (the same steps as [`Channel::book_slow`], on indices); `None` otherwise.
+    /// [`Channel::book`] inside the first or the last chunk (the same steps as
+    /// [`Channel::book_slow`], on indices), or at the end of the first chunk against the front
+    /// of the chunk after it (where the programs of a backlogged device book); `None` when it
+    /// would look further.
     #[inline]
-    fn book_fast(&mut self, ready: u64, len: u64) -> Option<u64> {
-        let p = if self.last.first().is_some_and(|iv| iv.0 <= ready) {
-            Part::Last
-        } else if self.mid.first_key_value().is_none_or(|(&k, _)| ready < k) {
-            Part::First
-        } else {
-            return None;
+    fn book_fast(&mut self, ready: u64, len: u64, hint: &mut u32) -> Option<u64> {
+        // The chunk, and the interval after its last (the next chunk's first; none after `last`).
+        let (p, c, beyond) = match self.last.first() {
+            Some(iv) if iv.0 <= ready => (Part::Last, &self.last, None),
+            last => match self.mid.first_key_value() {
+                Some((&k, _)) if k <= ready => return None,
+                Some((_, m)) => (Part::First, &self.first, m.first().copied()),
+                None => (Part::First, &self.first, last.copied()),
+            },
         };
-        let (c, first, last) = match p {
-            Part::Last => (&mut self.last, false, true),
-            _ => (&mut self.first, true, self.mid.is_empty() && self.last.is_empty()),
+        let n = c.len();
+        let i = match p {
+            Part::Last => match c.get(*hint as usize) {
+                Some(iv) if iv.0 <= ready => upto_from(c, *hint as usize + 1, ready),
+                _ => upto_from_back(c, ready),
+            },
+            _ => upto(c, ready),
         };
-        let i = upto(c, ready);
-        if i == 0 && !first {
+        if i == 0 && p == Part::Last {
             return None;
         }
-        // Interval j of the chunk; Err when it lies in another chunk.
-        let get = |c: &Vec<(u64, u64)>, j: usize| -> Result<Option<(u64, u64)>, ()> {
-            match c.get(j) {
-                Some(&iv) => Ok(Some(iv)),
-                None if last => Ok(None),
-                None => Err(()),
-            }
-        };
+        let at = |j: usize| if j < n { Some(c[j]) } else { beyond };
         let mut pi = i.checked_sub(1);
         let mut prev = pi.map(|j| c[j]);
         let mut ni = i;
-        let mut next = get(c, ni).ok()?;
+        let mut next = at(ni);
         let mut start = prev.map_or(ready, |(_, e)| e.max(ready));
         if let Some((ns, ne)) = next {
             if ns < start.saturating_add(len) {
+                if ni >= n {
+                    return None;
+                }
                 start = ne;
                 prev = next;
                 pi = Some(ni);
                 ni += 1;
-                next = get(c, ni).ok()?;
+                next = at(ni);
             }
         }
         let end = start.saturating_add(len);
         let merge_prev = prev.is_some_and(|(_, pe)| start - pe < len);
         let merge_next = next.is_some_and(|(ns, _)| ns - end < len);
-        match (merge_prev, merge_next) {
-            (true, true) => {
-                c[pi.unwrap()].1 = next.unwrap().1;
-                c.remove(ni);
-                self.len -= 1;
+        // A new interval starts at `ready`, which is in this chunk's range.
+        debug_assert!(merge_prev || start == ready);
+        let c = self.chunk(p);
+        if ni >= n && merge_next {
+            // `next` is the following chunk's first: it leaves that chunk, merged into this one.
+            let ne = next.expect("merging with the next interval").1;
+            match pi.filter(|_| merge_prev) {
+                Some(j) => c[j].1 = ne,
+                None => c.push((start, ne)),
             }
-            (true, false) => c[pi.unwrap()].1 = end,
-            (false, true) => c[ni] = (start, next.unwrap().1),
-            (false, false) => {
-                c.insert(ni, (start, end));
-                self.len += 1;
+            match self.mid.first_entry() {
+                Some(mut m) => {
+                    m.get_mut().remove(0);
+                    if m.get().is_empty() {
+                        m.remove();
+                    }
+                }
+                None => {
+                    self.last.remove(0);
+                }
             }
+            self.len -= usize::from(merge_prev);
+            self.fix(Part::Last);
+        } else {
+            match (merge_prev, merge_next) {
+                (true, true) => {
+                    c[pi.unwrap()].1 = next.unwrap().1;
+                    c.remove(ni);
+                    self.len -= 1;
+                }
+                (true, false) => c[pi.unwrap()].1 = end,
+                (false, true) => c[ni] = (start, next.unwrap().1),
+                (false, false) => {
+                    c.insert(ni, (start, end));
+                    self.len += 1;
+                }
+            }
+        }
+        if p == Part::Last {
+            *hint = if merge_prev { pi.unwrap() } else { ni } as u32;
         }
         let alive = self.fix(p);
         debug_assert!(alive);
         Some(start)
     }
+}
+
+/// [`upto`] when every interval before `from` starts at or before `x`: galloping forward from
+/// `from`, O(log d) for an `x` d intervals after it.
+#[inline]
+fn upto_from(c: &[(u64, u64)], from: usize, x: u64) -> usize {
+    let n = c.len();
+    let mut lo = from;
+    let mut step = 1;
+    let hi = loop {
+        let j = lo + step - 1;
+        if j >= n {
+            break n;
+        }
+        if c[j].0 > x {
+            break j;
+        }
+        lo = j + 1;
+        step *= 2;
+    };
+    lo + upto(&c[lo..hi], x)
+}
+
+/// [`upto`] searched from the back, galloping: O(log d) for an `x` d intervals from the end
+/// (reads of a backlogged device book near the end of the last chunk).
+#[inline]
+fn upto_from_back(c: &[(u64, u64)], x: u64) -> usize {
+    let n = c.len();
+    // Every interval from `hi` on starts after `x`; every one before `lo` at or before it.
+    let mut hi = n;
+    let mut step = 1;
+    let lo = loop {
+        if hi < step {
+            break 0;
+        }
+        let j = hi - step;
+        if c[j].0 <= x {
+            break j + 1;
+        }
+        hi = j;
+        step *= 2;
+    };
+    lo + upto(&c[lo..hi], x)
 }
 
 impl Channel {
@@ -1015,6 +1122,8 @@ mod tests {
         let mut x = 987654321u64;
         let mut now = 0;
         let mut plane_free = [0u64; 4];
+        // Each plane's reads pass the hint of where its last one went, as `Timeline::read` does.
+        let mut hints = [u32::MAX; 4];
         let (mut mid, mut shrunk) = (0u32, 0u32);
         for n in 0..40_000u32 {
             x = lcg(x);
@@ -1023,17 +1132,19 @@ mod tests {
             if n == 15_000 || n == 30_000 {
                 now = all.last().map_or(now, |iv| iv.1) - 30;
             }
-            let ready = match (x >> 20) % 16 {
-                0..=7 => now,
+            let mut none = u32::MAX;
+            let (ready, hint) = match (x >> 20) % 16 {
+                0..=7 => (now, &mut none),
                 8..=14 => {
-                    let p = &mut plane_free[((x >> 30) % 4) as usize];
+                    let plane = ((x >> 30) % 4) as usize;
+                    let p = &mut plane_free[plane];
                     *p = (*p).max(now) + 150 + (x >> 40) % 60;
-                    *p
+                    (*p, &mut hints[plane])
                 }
-                _ => now + (x >> 35) % (plane_free[0].saturating_sub(now) + 1),
+                _ => (now + (x >> 35) % (plane_free[0].saturating_sub(now) + 1), &mut none),
             };
             let want = first_fit(&mut all, ready, len);
-            assert_eq!(c.book(now, ready, len), want, "booking {n} at ready {ready}, now {now}");
+            assert_eq!(c.book_near(now, ready, len, hint), want, "booking {n} at ready {ready}, now {now}");
             match &c.busy {
                 Intervals::Big(b) if !b.mid.is_empty() => mid += 1,
                 Intervals::Small(_) if n > 15_000 => shrunk += 1,
@@ -1042,6 +1153,66 @@ mod tests {
         }
         assert!(mid > 20_000, "the middle chunks were used: {mid} bookings");
         assert!(shrunk > 0, "the chunks went back to a list when the device caught up");
+    }
+
+    /// Every interval of `all` with the gaps shorter than `len` closed: what a channel keeps.
+    fn merged(all: &[(u64, u64)], len: u64) -> Vec<(u64, u64)> {
+        let mut out: Vec<(u64, u64)> = Vec::new();
+        for &(s, e) in all {
+            match out.last_mut() {
+                Some(last) if s - last.1 < len => last.1 = e,
+                _ => out.push((s, e)),
+            }
+        }
+        out
+    }
+
+    /// One booking around each place where a chunk ends and the next begins (before, in and
+    /// after the gap, merging with either side or both): the start and every interval kept
+    /// match the plain list.
+    #[test]
+    fn bookings_across_chunk_boundaries_match_a_list() {
+        let len = 10;
+        let mut c = Channel::default();
+        let mut all = Vec::new();
+        let mut hint = u32::MAX;
+        // Reads far ahead of the clock, with gaps of 2 to 4 transfers: first, middle and last
+        // chunks.
+        for k in 0..3000u64 {
+            let ready = 1_000 + 35 * k - (k % 4) * 5;
+            assert_eq!(c.book_near(0, ready, len, &mut hint), first_fit(&mut all, ready, len));
+        }
+        let Intervals::Big(b) = &c.busy else { panic!("a big set") };
+        assert!(b.mid.len() > 2, "middle chunks: {}", b.mid.len());
+        let mut fronts: Vec<u64> = b.mid.values().map(|m| m[0].0).collect();
+        fronts.push(b.last[0].0);
+        let mut cases = 0;
+        for front in fronts {
+            for ready in front - 4 * len..front + 2 * len {
+                for now in [0, ready.min(front - 2 * len)] {
+                    let (mut c, mut all) = (c.clone(), all.clone());
+                    let want = first_fit(&mut all, ready, len);
+                    assert_eq!(c.book_near(now, ready, len, &mut u32::MAX.clone()), want, "ready {ready}, now {now}");
+                    // What lies before `now` no longer matters (an interval ended before it is
+                    // dropped, and the list may have merged it with a later one).
+                    let from_now = |v: Vec<(u64, u64)>| -> Vec<(u64, u64)> {
+                        v.into_iter().filter(|iv| iv.1 >= now).map(|(s, e)| (s.max(now), e)).collect()
+                    };
+                    let kept = from_now(merged(&all, len));
+                    let got = from_now(intervals(&c));
+                    let first_diff = got.iter().zip(&kept).position(|(g, k)| g != k);
+                    assert!(
+                        got.len() == kept.len() && first_diff.is_none(),
+                        "after booking at ready {ready}, now {now}: {} intervals kept, {} wanted; first difference {:?}",
+                        got.len(),
+                        kept.len(),
+                        first_diff.map(|i| (&got[i.saturating_sub(1)..=i], &kept[i.saturating_sub(1)..=i]))
+                    );
+                    cases += 1;
+                }
+            }
+        }
+        assert!(cases > 100);
     }
 
     #[test]
