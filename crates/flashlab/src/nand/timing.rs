@@ -476,13 +476,15 @@ impl Timeline {
 /// first interval grows, swallowing the reads it reaches) and reads book near the back (at their
 /// plane's free time, the latest times booked). So the intervals sit in sorted chunks: the
 /// `first`, the `last`, and the ones between in a `BTreeMap` keyed by a lower bound of each
-/// chunk's starts. A booking inside the first or the last chunk, or at the end of the first
-/// against the next chunk's front (every booking of the backlog benchmark), takes no tree search
-/// but the map's first entry: a read searches `last` galloping from where its plane's previous
-/// read went (the hint its array keeps; reads of a plane book at ever later times), or from the
-/// back, and inserts with a short `memmove`. Any other booking goes through the map, O(log n)
-/// with chunks of at most [`CHUNK_MAX`] intervals ([`LAST_MAX`] for the last). A few intervals
-/// (an idle or lightly loaded bus) sit in one sorted `Vec`.
+/// chunk's starts. A booking inside one chunk, the next chunk's front included, works on that
+/// chunk by index: no tree search in the first or the last chunk (where all but 1–2% of the
+/// backlog benchmark's bookings go), one in a middle chunk. A read gallops through `last` from
+/// where its plane's previous read went (the hint its array keeps; reads of a plane book at ever
+/// later times), or from the back, and inserts with a short `memmove`; a program gallops from
+/// the front of `first` (it books at its issue time). Any other booking (the interval before
+/// `ready` in the chunk before) goes through the map's queries, O(log n) with chunks of at most
+/// [`CHUNK_MAX`] intervals ([`LAST_MAX`] for the last). A few intervals (an idle or lightly
+/// loaded bus) sit in one sorted `Vec`.
 #[derive(Clone, Debug, Default)]
 struct Channel {
     busy: Intervals,
@@ -681,7 +683,8 @@ impl Intervals {
                     return;
                 }
                 loop {
-                    let stale = b.first.partition_point(|iv| iv.1 < now);
+                    // Few at a time: the clock moves on by one operation.
+                    let stale = gallop(&b.first, 0, |iv| iv.1 < now);
                     b.first.drain(..stale);
                     b.len -= stale;
                     if !b.fix(Part::First) {
@@ -845,19 +848,25 @@ impl Channel {
 }
 
 impl Big {
-    /// [`Channel::book`] inside the first or the last chunk (the same steps as
-    /// [`Channel::book_slow`], on indices), or at the end of the first chunk against the front
-    /// of the chunk after it (where the programs of a backlogged device book); `None` when it
-    /// would look further.
+    /// [`Channel::book`] inside the chunk that holds `ready` (the same steps as
+    /// [`Channel::book_slow`], on indices), the front of the chunk after it included (where the
+    /// programs of a backlogged device book, at the end of the first chunk): one tree search
+    /// for a middle chunk, none for the first or the last. `None` when the interval before
+    /// `ready` is in the chunk before, or the booking goes past the next chunk's front.
     #[inline]
     fn book_fast(&mut self, ready: u64, len: u64, hint: &mut u32) -> Option<u64> {
+        use std::ops::Bound::{Excluded, Unbounded};
         // The chunk, and the interval after its last (the next chunk's first; none after `last`).
         let (p, c, beyond) = match self.last.first() {
             Some(iv) if iv.0 <= ready => (Part::Last, &self.last, None),
             last => match self.mid.first_key_value() {
-                Some((&k, _)) if k <= ready => return None,
-                Some((_, m)) => (Part::First, &self.first, m.first().copied()),
+                Some((&k, m)) if ready < k => (Part::First, &self.first, m.first().copied()),
                 None => (Part::First, &self.first, last.copied()),
+                Some(_) => {
+                    let (&k, c) = self.mid.range(..=ready).next_back().expect("a chunk at or before ready");
+                    let after = self.mid.range((Excluded(k), Unbounded)).next().map(|(_, m)| m[0]);
+                    (Part::Mid(k), c, after.or(last.copied()))
+                }
             },
         };
         let n = c.len();
@@ -866,9 +875,11 @@ impl Big {
                 Some(iv) if iv.0 <= ready => upto_from(c, *hint as usize + 1, ready),
                 _ => upto_from_back(c, ready),
             },
-            _ => upto(c, ready),
+            // Programs book at their issue time, near the front of the first chunk.
+            _ => upto_from(c, 0, ready),
         };
-        if i == 0 && p == Part::Last {
+        if i == 0 && p != Part::First {
+            // The interval before `ready` is in the chunk before.
             return None;
         }
         let at = |j: usize| if j < n { Some(c[j]) } else { beyond };
@@ -902,11 +913,15 @@ impl Big {
                 Some(j) => c[j].1 = ne,
                 None => c.push((start, ne)),
             }
-            match self.mid.first_entry() {
-                Some(mut m) => {
-                    m.get_mut().remove(0);
-                    if m.get().is_empty() {
-                        m.remove();
+            let following = match p {
+                Part::Mid(k) => self.mid.range_mut((Excluded(k), Unbounded)).next(),
+                _ => self.mid.iter_mut().next(),
+            };
+            match following {
+                Some((&k, m)) => {
+                    m.remove(0);
+                    if m.is_empty() {
+                        self.mid.remove(&k);
                     }
                 }
                 None => {
@@ -943,6 +958,14 @@ impl Big {
 /// `from`, O(log d) for an `x` d intervals after it.
 #[inline]
 fn upto_from(c: &[(u64, u64)], from: usize, x: u64) -> usize {
+    gallop(c, from, |iv| iv.0 <= x)
+}
+
+/// The first index from `from` on whose interval fails `pred`, when `pred` holds for every
+/// interval before it and fails for every one after: galloping forward, O(log d) for an
+/// answer d intervals after `from`.
+#[inline]
+fn gallop(c: &[(u64, u64)], from: usize, pred: impl Fn(&(u64, u64)) -> bool) -> usize {
     let n = c.len();
     let mut lo = from;
     let mut step = 1;
@@ -951,13 +974,13 @@ fn upto_from(c: &[(u64, u64)], from: usize, x: u64) -> usize {
         if j >= n {
             break n;
         }
-        if c[j].0 > x {
+        if !pred(&c[j]) {
             break j;
         }
         lo = j + 1;
         step *= 2;
     };
-    lo + upto(&c[lo..hi], x)
+    lo + c[lo..hi].partition_point(pred)
 }
 
 /// [`upto`] searched from the back, galloping: O(log d) for an `x` d intervals from the end
