@@ -1205,8 +1205,25 @@ mod tests {
             let ready = 1_000 + 35 * k - (k % 4) * 5;
             assert_eq!(c.book_near(0, ready, len, &mut hint), first_fit(&mut all, ready, len));
         }
-        let Intervals::Big(b) = &c.busy else { panic!("a big set") };
+        let Intervals::Big(b) = &mut c.busy else { panic!("a big set") };
         assert!(b.mid.len() > 2, "middle chunks: {}", b.mid.len());
+        // In every other middle chunk, the interval before it (the last of the chunk before)
+        // swallows its first one, as the programs of a backlogged device make the first grow: the
+        // chunk's key stays below its first start, and the interval before ends after the key.
+        let keys: Vec<u64> = b.mid.keys().copied().collect();
+        for (j, k) in keys.iter().enumerate().step_by(2) {
+            let gone = b.mid.get_mut(k).expect("a chunk").remove(0);
+            let before = match j {
+                0 => b.first.last_mut(),
+                _ => b.mid.get_mut(&keys[j - 1]).expect("a chunk").last_mut(),
+            }
+            .expect("no empty chunk");
+            // The list books the gap between them.
+            all.push((before.1, gone.0));
+            before.1 = gone.1;
+            b.len -= 1;
+        }
+        all.sort_unstable();
         let mut fronts: Vec<u64> = b.mid.values().map(|m| m[0].0).collect();
         fronts.push(b.last[0].0);
         let mut cases = 0;
