@@ -574,18 +574,22 @@ impl Big {
     /// [`Intervals::after`] (out of line, as `at_or_before`).
     #[inline(never)]
     fn after(&self, x: u64) -> Option<(u64, u64)> {
-        use std::ops::Bound::{Excluded, Unbounded};
-        let (c, k) = match self.part(x) {
-            Part::First => (&self.first, None),
-            Part::Mid(k) => (&self.mid[&k], Some(k)),
-            Part::Last => return self.last.get(upto(&self.last, x)).copied(),
+        let p = self.part(x);
+        let c = match p {
+            Part::First => &self.first,
+            Part::Mid(k) => &self.mid[&k],
+            Part::Last => &self.last,
         };
-        if let Some(&iv) = c.get(upto(c, x)) {
-            return Some(iv);
-        }
-        let later = match k {
-            None => self.mid.first_key_value(),
-            Some(k) => self.mid.range((Excluded(k), Unbounded)).next(),
+        c.get(upto(c, x)).copied().or_else(|| self.front_after(p))
+    }
+
+    /// The first interval of the chunk after chunk `p` (none after `last`).
+    fn front_after(&self, p: Part) -> Option<(u64, u64)> {
+        use std::ops::Bound::{Excluded, Unbounded};
+        let later = match p {
+            Part::First => self.mid.first_key_value(),
+            Part::Mid(k) => self.mid.range((Excluded(k), Unbounded)).next(),
+            Part::Last => return None,
         };
         match later {
             Some((_, c)) => Some(c[0]),
@@ -864,8 +868,7 @@ impl Big {
                 None => (Part::First, &self.first, last.copied()),
                 Some(_) => {
                     let (&k, c) = self.mid.range(..=ready).next_back().expect("a chunk at or before ready");
-                    let after = self.mid.range((Excluded(k), Unbounded)).next().map(|(_, m)| m[0]);
-                    (Part::Mid(k), c, after.or(last.copied()))
+                    (Part::Mid(k), c, self.front_after(Part::Mid(k)))
                 }
             },
         };
