@@ -597,16 +597,19 @@ impl Big {
         }
     }
 
-    /// Key the middle chunk keyed `k` by its first start again, after it lost its first interval
-    /// (swallowed by the chunk before, or removed). Left at the old key, below its new first
-    /// start, a booking ready between the two would find the interval before it in the chunk
-    /// before: the slow path, where a real trace's lagging planes book often.
+    /// Key the middle chunk keyed `k` by its first start again after it lost its first interval
+    /// (swallowed by the chunk before, or removed), or drop it when that was its last. Left at
+    /// the old key, below its new first start, a booking ready between the two would find the
+    /// interval before it in the chunk before: the slow path, where a real trace's lagging
+    /// planes book often.
     #[inline(never)]
     fn rekey(&mut self, k: u64) {
         let c = self.mid.remove(&k).expect("mid chunk");
-        #[cfg(test)]
-        tests::REKEYS.with(|n| n.set(n.get() + 1));
-        self.mid.insert(c[0].0, c);
+        if let Some(&(s, _)) = c.first() {
+            #[cfg(test)]
+            tests::REKEYS.with(|n| n.set(n.get() + 1));
+            self.mid.insert(s, c);
+        }
     }
 
     /// The chunk `p` names.
@@ -769,7 +772,7 @@ impl Intervals {
                     c.remove(i);
                     b.len -= 1;
                     match p {
-                        Part::Mid(k) if i == 0 && !b.mid[&k].is_empty() => b.rekey(k),
+                        Part::Mid(k) if i == 0 => b.rekey(k),
                         _ => {
                             if !b.fix(p) {
                                 *self = Intervals::Small(Vec::new());
@@ -958,11 +961,7 @@ impl Big {
             match following {
                 Some((&k, m)) => {
                     m.remove(0);
-                    if m.is_empty() {
-                        self.mid.remove(&k);
-                    } else {
-                        self.rekey(k);
-                    }
+                    self.rekey(k);
                 }
                 None => {
                     self.last.remove(0);
