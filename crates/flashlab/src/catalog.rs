@@ -34,7 +34,7 @@ pub fn registries() -> Vec<Registry> {
     let mut generators = Registry::from(workload::gen::GENERATORS.listing());
     generators
         .entries
-        .push(("trace".into(), "replay a trace file (path, format, device, time_scale, time_unit)".into()));
+        .push(("trace".into(), "replay a trace file (path, format, device, time_scale, time_unit, repeat)".into()));
     let mut schedules = Registry::from(ftl::schedule::GC_SCHEDULES.listing());
     for (name, about) in &mut schedules.entries {
         if name == ftl::schedule::DEFAULT {

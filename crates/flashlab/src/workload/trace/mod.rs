@@ -34,6 +34,7 @@ mod lines;
 mod msr;
 mod plain_csv;
 mod reader;
+mod repeat;
 mod scsi;
 mod spc;
 mod stats;
@@ -66,10 +67,13 @@ pub struct TraceOptions {
     pub time_scale: f64,
     /// Override the time unit of formats whose unit varies ("ns", "us", "ms", "s").
     pub time_unit: Option<String>,
+    /// Replay the trace this many times back to back, each pass starting one mean inter-arrival
+    /// gap after the previous one's last request. Default 1.
+    pub repeat: u32,
 }
 
 /// The keys a `[workload]` table with `kind = "trace"` may hold.
-pub(crate) const TABLE_KEYS: &[&str] = &["path", "format", "device", "time_scale", "time_unit"];
+pub(crate) const TABLE_KEYS: &[&str] = &["path", "format", "device", "time_scale", "time_unit", "repeat"];
 
 /// The `[workload]` keys of `kind = "trace"` (besides `kind`).
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -86,6 +90,9 @@ struct RawOptions {
     time_scale: Option<f64>,
     /// Time unit of formats whose unit varies: `ns`, `us`, `ms`, `s`.
     time_unit: Option<String>,
+    /// Replay the trace this many times back to back, each pass starting one mean inter-arrival
+    /// gap after the previous one's last request (MQSim's `Relay_Count`); default 1.
+    repeat: Option<u32>,
 }
 
 /// Schema of the `[workload]` keys of a trace (`TABLE_KEYS`, parsed into `RawOptions`).
@@ -96,12 +103,12 @@ pub fn params() -> schemars::Schema {
 impl TraceOptions {
     /// Options for `path` with every knob at its default (detect the format, no filter, scale 1).
     pub fn new(path: impl Into<PathBuf>) -> Self {
-        TraceOptions { path: path.into(), format: None, device: None, time_scale: 1.0, time_unit: None }
+        TraceOptions { path: path.into(), format: None, device: None, time_scale: 1.0, time_unit: None, repeat: 1 }
     }
 
     /// Parse the `[workload]` table of a config (the caller has removed `kind = "trace"`).
     ///
-    /// Keys: `path` (required), `format`, `device`, `time_scale`, `time_unit`; any other key is
+    /// Keys: `path` (required), `format`, `device`, `time_scale`, `time_unit`, `repeat`; any other key is
     /// an error naming it. A relative `path` is resolved against the directory of the config
     /// file `source` when `source` names an existing file; otherwise (e.g. a config given on the
     /// command line or built in code) it is left relative to the working directory.
@@ -119,6 +126,7 @@ impl TraceOptions {
             device: raw.device,
             time_scale: raw.time_scale.unwrap_or(1.0),
             time_unit: raw.time_unit,
+            repeat: raw.repeat.unwrap_or(1),
         };
         opts.validate()?;
         Ok(opts)
@@ -138,6 +146,9 @@ impl TraceOptions {
         if let Some(unit) = &self.time_unit {
             unit_ns(unit)?;
         }
+        if self.repeat == 0 {
+            return Err(Error::config("workload.repeat", "must be at least 1 (the number of passes over the trace)"));
+        }
         Ok(())
     }
 }
@@ -155,6 +166,7 @@ fn blame_key(table: &toml::Table, source: &str, e: &toml::de::Error) -> Error {
         ("device", check::<u64>(table, "device")),
         ("time_scale", check::<f64>(table, "time_scale")),
         ("time_unit", check::<String>(table, "time_unit")),
+        ("repeat", check::<u32>(table, "repeat")),
     ]
     .into_iter()
     .find_map(|(key, msg)| msg.map(|m| (key, m)));
@@ -260,9 +272,14 @@ pub fn find_format(name: &str) -> Result<&'static FormatEntry, Error> {
     FORMATS.find(name)
 }
 
-/// Open a trace as a streaming workload (detecting the format when `opts.format` is `None`).
+/// Open a trace as a streaming workload (detecting the format when `opts.format` is `None`),
+/// replayed `opts.repeat` times.
 pub fn open(opts: &TraceOptions) -> Result<Box<dyn Workload>, Error> {
-    Ok(Box::new(open_reader_at(opts)?))
+    let reader = open_reader_at(opts)?;
+    Ok(match opts.repeat {
+        1 => Box::new(reader),
+        _ => Box::new(repeat::Repeat::new(opts.clone(), reader)),
+    })
 }
 
 /// Read a trace from any byte stream (stdin, memory, a socket). `opts.format` is required
@@ -273,12 +290,16 @@ pub fn open_stream(stream: Box<dyn Read + Send>, opts: &TraceOptions) -> Result<
     let Some(name) = &opts.format else {
         return Err(Error::config("workload.format", "a format is required when reading a trace from a stream"));
     };
+    if opts.repeat != 1 {
+        return Err(Error::config("workload.repeat", "a stream cannot be read again: repeat needs a trace file"));
+    }
     let entry = find_format(name)?;
     let input = input::Input::from_stream(&opts.path.display().to_string(), stream)?;
     build(entry, input, opts).map(|r| Box::new(r) as Box<dyn Workload>)
 }
 
-/// Open a trace file as a [`Reader`] (also used by [`stats`], which needs device numbers).
+/// Open a trace file as a [`Reader`], one pass (also used by [`stats`], which needs device
+/// numbers and describes the file: `repeat` does not apply).
 pub(crate) fn open_reader_at(opts: &TraceOptions) -> Result<Reader, Error> {
     opts.validate()?;
     if let Some(b) = builtin::find(&opts.path) {
@@ -366,11 +387,17 @@ mod tests {
         let table: toml::Table = toml::from_str("path = \"a.csv\"\ndevice = \"x\"").unwrap_or_default();
         let err = TraceOptions::from_table(&table, "cfg.toml").err().map(|e| e.to_string()).unwrap_or_default();
         assert!(err.contains("cfg.toml") && err.contains("device"), "{err}");
+        for bad in ["-1", "2.5", "0"] {
+            let table: toml::Table = toml::from_str(&format!("path = \"a.csv\"\nrepeat = {bad}")).unwrap_or_default();
+            let err = TraceOptions::from_table(&table, "cfg.toml").err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(err.contains("workload.repeat"), "repeat = {bad}: {err}");
+        }
     }
 
     #[test]
     fn table_parses_every_key() {
-        let text = "path = \"/t/a.csv\"\nformat = \"msr\"\ndevice = 3\ntime_scale = 0.5\ntime_unit = \"us\"";
+        let text =
+            "path = \"/t/a.csv\"\nformat = \"msr\"\ndevice = 3\ntime_scale = 0.5\ntime_unit = \"us\"\nrepeat = 4";
         let table: toml::Table = toml::from_str(text).unwrap_or_default();
         let opts = TraceOptions::from_table(&table, "nonexistent.toml").expect("valid table");
         assert_eq!(opts.path, PathBuf::from("/t/a.csv"));
@@ -378,5 +405,6 @@ mod tests {
         assert_eq!(opts.device, Some(3));
         assert_eq!(opts.time_scale, 0.5);
         assert_eq!(opts.time_unit.as_deref(), Some("us"));
+        assert_eq!(opts.repeat, 4);
     }
 }

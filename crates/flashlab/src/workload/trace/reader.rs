@@ -58,6 +58,11 @@ impl Reader {
         self.time_scale
     }
 
+    /// File and line of the last record read.
+    pub(crate) fn here(&self) -> Location {
+        self.source.location()
+    }
+
     pub(crate) fn new(source: Box<dyn Source>, device: Option<u64>, time_scale: f64) -> Self {
         assert!(time_scale.is_finite() && time_scale > 0.0, "time_scale validated before a reader is built");
         Reader { source, device, origin_ns: None, time_scale, peeked: None }
@@ -123,7 +128,7 @@ impl Workload for Reader {
     }
 
     fn location(&self) -> Option<Location> {
-        Some(self.source.location())
+        Some(self.here())
     }
 
     fn progress(&self) -> Option<(u64, u64)> {
