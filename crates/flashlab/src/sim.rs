@@ -147,17 +147,22 @@ const SERIES_POINT_BYTES: u64 = 384;
 /// interval count bounds them lower. An estimate, not a bound, for longer traces.
 pub const TRACE_CAPACITIES: u64 = 64;
 
+/// Whether requests issue at their own times (`host.arrival`: open, or auto with a trace) rather
+/// than when a queue slot frees.
+pub fn open_loop(cfg: &Config) -> bool {
+    match cfg.host.arrival {
+        Arrival::Open => true,
+        Arrival::Closed => false,
+        Arrival::Auto => cfg.workload.get("kind").and_then(|k| k.as_str()) == Some("trace"),
+    }
+}
+
 /// What the simulation loop allocates: the closed-loop queue (timing mode: one completion
 /// time per outstanding request, at most the depth), the series, and the reuse-distance
 /// structure over the pages the run can touch.
 pub fn memory(cfg: &Config, r: &Resolved, run: RunBound, est: &mut crate::memory::Estimate) {
     use crate::memory::grown_vec_bytes;
-    let open_loop = match cfg.host.arrival {
-        Arrival::Open => true,
-        Arrival::Closed => false,
-        Arrival::Auto => cfg.workload.get("kind").and_then(|k| k.as_str()) == Some("trace"),
-    };
-    if cfg.sim.mode == Mode::Timing && !open_loop {
+    if cfg.sim.mode == Mode::Timing && !open_loop(cfg) {
         let outstanding = (cfg.host.queue_depth as u64).min(run.requests).saturating_add(1);
         est.add("host queue", grown_vec_bytes::<u64>(outstanding));
     }
@@ -357,11 +362,7 @@ fn run_parts(cfg: &Config, state: Option<&Preconditioned>, progress: &mut dyn Pr
         precondition(cfg, &mut dev, PreconditionPath::Direct, progress)?;
     }
     let precondition_wall_s = copy_s + t1.elapsed().as_secs_f64();
-    let open_loop = match cfg.host.arrival {
-        Arrival::Open => true,
-        Arrival::Closed => false,
-        Arrival::Auto => cfg.workload.get("kind").and_then(|k| k.as_str()) == Some("trace"),
-    };
+    let open_loop = open_loop(cfg);
     if cfg.sim.track_frozen {
         dev.track_last_writes();
     }
