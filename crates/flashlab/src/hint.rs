@@ -35,12 +35,12 @@ impl Zeroed for u64 {
     const ZERO: u64 = 0;
 }
 
-/// A table of `n` copies of `value` for random access, backed by transparent huge pages where
+/// `n` copies of `value` for random access, backed by transparent huge pages where
 /// the system allows them on request (Linux `madvise` mode): one TLB entry then covers 2 MiB
 /// instead of 4 KiB, which the random accesses of a large L2P table or OOB area need (measured
 /// here: a random read of an 8 MB table took 75 ns with 4 KiB pages, 32 ns with huge pages).
 /// Contents are those of `vec![value; n]`; only where they live changes.
-pub fn table<T: Zeroed>(n: usize, value: T) -> Vec<T> {
+fn table_vec<T: Zeroed>(n: usize, value: T) -> Vec<T> {
     // A zeroed allocation this size is fresh memory from the kernel (calloc → mmap), not yet
     // touched: the advice applies before the first page faults.
     let mut v = vec![T::ZERO; n];
@@ -49,6 +49,38 @@ pub fn table<T: Zeroed>(n: usize, value: T) -> Vec<T> {
         v.fill(value);
     }
     v
+}
+
+/// A table of `n` copies of `value` for random access, on huge pages ([`table_vec`]).
+pub fn table<T: Zeroed>(n: usize, value: T) -> Table<T> {
+    Table(table_vec(n, value))
+}
+
+/// A fixed-length table on huge pages where the system allows them. A clone is one too: a
+/// derived `Vec` clone is a fresh allocation the kernel backs with small pages in `madvise` mode
+/// (a run from a shared preconditioned flash clones its tables).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Table<T>(Vec<T>);
+
+impl<T: Zeroed> Clone for Table<T> {
+    fn clone(&self) -> Self {
+        let mut v = table_vec(self.0.len(), T::ZERO);
+        v.copy_from_slice(&self.0);
+        Table(v)
+    }
+}
+
+impl<T> std::ops::Deref for Table<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        &self.0
+    }
+}
+
+impl<T> std::ops::DerefMut for Table<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        &mut self.0
+    }
 }
 
 const HUGE: usize = 2 << 20;
@@ -76,8 +108,9 @@ mod tests {
     #[test]
     fn a_table_holds_what_vec_would() {
         for n in [0, 1, 1000, 3 << 20] {
-            assert_eq!(super::table(n, u32::MAX), vec![u32::MAX; n]);
-            assert_eq!(super::table(n, 0u64), vec![0u64; n]);
+            assert_eq!(*super::table(n, u32::MAX), vec![u32::MAX; n]);
+            assert_eq!(*super::table(n, 0u64), vec![0u64; n]);
+            assert_eq!(*super::table(n, 7u32).clone(), vec![7u32; n]);
         }
     }
 }

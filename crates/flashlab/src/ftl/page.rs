@@ -23,9 +23,9 @@ const UNMAPPED: u32 = u32::MAX;
 
 #[derive(Clone)]
 pub struct PageFtl<M = Resident> {
-    l2p: Vec<u32>,
+    l2p: crate::hint::Table<u32>,
     /// Bit `ppn` set ⇔ `l2p[oob(ppn)] == ppn`.
-    valid_bits: Vec<u64>,
+    valid_bits: crate::hint::Table<u64>,
     segs: Segments,
     nand: Nand,
     policy: Box<dyn GcPolicy>,

@@ -48,8 +48,8 @@ pub struct Nand {
     layout: Layout,
     next_page: Vec<u32>,
     erase_count: Vec<u32>,
-    oob_lpn: Vec<u32>,
-    oob_tag: Option<Vec<u32>>,
+    oob_lpn: crate::hint::Table<u32>,
+    oob_tag: Option<crate::hint::Table<u32>>,
     timeline: Option<Timeline>,
     pub counters: NandCounters,
 }
