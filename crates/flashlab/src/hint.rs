@@ -51,7 +51,7 @@ fn table_vec<T: Zeroed>(n: usize, value: T) -> Vec<T> {
     v
 }
 
-/// A table of `n` copies of `value` for random access, on huge pages ([`table_vec`]).
+/// A table of `n` copies of `value` for random access, on huge pages (see `table_vec`).
 pub fn table<T: Zeroed>(n: usize, value: T) -> Table<T> {
     Table(table_vec(n, value))
 }
