@@ -91,7 +91,8 @@ struct RawOptions {
     /// Time unit of formats whose unit varies: `ns`, `us`, `ms`, `s`.
     time_unit: Option<String>,
     /// Replay the trace this many times back to back, each pass starting one mean inter-arrival
-    /// gap after the previous one's last request (MQSim's `Relay_Count`); default 1.
+    /// gap after the previous one's last request (like MQSim's `Relay_Count`, whose next pass
+    /// starts at the last request's time); default 1.
     repeat: Option<u32>,
 }
 

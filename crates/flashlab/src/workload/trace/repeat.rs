@@ -1,6 +1,8 @@
-//! `workload.repeat`: a trace replayed several times back to back, as MQSim's `Relay_Count`
-//! does, so that a short trace (a shipped excerpt) runs long enough to reach a steady state or to
-//! be timed.
+//! `workload.repeat`: a trace replayed several times back to back, so that a short trace (a
+//! shipped excerpt) runs long enough to reach a steady state or to be timed. MQSim's
+//! `Relay_Count` does the same, starting each pass at the previous pass's last arrival time
+//! (plus the first record's timestamp); here a pass starts one mean gap later, so the seam
+//! between passes looks like the rest of the trace.
 //!
 //! Pass `k` (from 0) is the file read again from its start, every time shifted by `k × period`.
 //! The period is the first pass's span (its latest time, after `time_scale`) plus its mean gap
