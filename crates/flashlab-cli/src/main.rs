@@ -116,6 +116,7 @@ enum Cmd {
         /// scaling points take the median of at most 3.
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1000))]
         repeat: Option<u32>,
+        /// No progress bars (the figures are printed either way).
         #[arg(long)]
         quiet: bool,
     },

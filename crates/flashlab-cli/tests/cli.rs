@@ -201,7 +201,11 @@ fn bench_quick_prints_every_scenario_with_its_runs() {
     }
     for start in ["scale 128/8", "timing backlog / idle", "timing trace backlog / idle"] {
         let l = line(start);
-        assert!(first_number(&l[start.len()..]) > 0.0, "{l}");
+        let ratio = first_number(&l[start.len()..]);
+        assert!(ratio > 0.0, "{l}");
+        // Each goal line says whether this run met it, and says it right.
+        let met = if start == "scale 128/8" { ratio <= 1.5 } else { ratio >= 0.8 };
+        assert!(l.contains(if met { ": met;" } else { ": MISSED;" }), "{l}");
     }
     // The 10x cases offer about 10x what the device serves, as measured in the run itself (a
     // model change that moves the device's speed shows here, and the bench's rates need updating).

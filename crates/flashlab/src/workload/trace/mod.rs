@@ -92,7 +92,8 @@ struct RawOptions {
     time_unit: Option<String>,
     /// Replay the trace this many times back to back, each pass starting one mean inter-arrival
     /// gap after the previous one's last request (like MQSim's `Relay_Count`, whose next pass
-    /// starts at the last request's time); default 1.
+    /// starts at the last request's time; a trace whose requests share one time repeats at
+    /// that time); needs a regular file; default 1.
     repeat: Option<u32>,
 }
 
@@ -276,6 +277,18 @@ pub fn find_format(name: &str) -> Result<&'static FormatEntry, Error> {
 /// Open a trace as a streaming workload (detecting the format when `opts.format` is `None`),
 /// replayed `opts.repeat` times.
 pub fn open(opts: &TraceOptions) -> Result<Box<dyn Workload>, Error> {
+    if opts.repeat > 1 && builtin::find(&opts.path).is_none() && opts.path.exists() && !opts.path.is_file() {
+        // A pipe or a FIFO yields its records once: a second pass would find nothing, or wait
+        // (a missing file is left to the open's own error).
+        return Err(Error::config(
+            "workload.repeat",
+            format!(
+                "`{}` is not a regular file, so it cannot be read again for another pass; \
+                 save the trace to a file to repeat it",
+                opts.path.display()
+            ),
+        ));
+    }
     let reader = open_reader_at(opts)?;
     Ok(match opts.repeat {
         1 => Box::new(reader),

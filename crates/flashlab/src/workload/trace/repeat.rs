@@ -171,6 +171,23 @@ mod tests {
         assert!(err.contains(":1") && err.contains("workload.repeat") && err.contains("pass 3"), "{err}");
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn a_pipe_is_refused_before_it_is_read() {
+        // What `--set workload.path=/dev/stdin` is when a trace is piped in: no second pass.
+        let dir = std::env::temp_dir().join(format!("flashlab-repeat-fifo-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch dir");
+        let fifo = dir.join("trace.csv");
+        let c_path = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).expect("no NUL in a temp path");
+        // SAFETY: `c_path` is a valid NUL-terminated path that outlives the call.
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0, "mkfifo {}", fifo.display());
+        // Refused without opening it (opening a FIFO with no writer would wait).
+        let err = super::super::open(&msr(&Scratch(fifo.clone()), 2)).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(err.contains("workload.repeat") && err.contains("not a regular file"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn zero_passes_and_streams_are_refused() {
         let f = trace("zero", "0,h,0,Read,0,4096,10\n");
