@@ -203,9 +203,12 @@ fn bench_quick_prints_every_scenario_with_its_runs() {
         let l = line(start);
         let ratio = first_number(&l[start.len()..]);
         assert!(ratio > 0.0, "{l}");
-        // Each goal line says whether this run met it, and says it right.
-        let met = if start == "scale 128/8" { ratio <= 1.5 } else { ratio >= 0.8 };
-        assert!(l.contains(if met { ": met;" } else { ": MISSED;" }), "{l}");
+        // Each goal line says whether this run met it, and says it right (decided on the
+        // unrounded ratio: within the last printed digit of the goal either word may stand).
+        let goal = if start == "scale 128/8" { 1.5 } else { 0.8 };
+        let met = if start == "scale 128/8" { ratio <= goal } else { ratio >= goal };
+        let said = if met { ": met;" } else { ": MISSED;" };
+        assert!(l.contains(said) || ((ratio - goal).abs() <= 0.0005 && l.contains(": met;") != l.contains(": MISSED;")), "{l}");
     }
     // The 10x cases offer about 10x what the device serves, as measured in the run itself (a
     // model change that moves the device's speed shows here, and the bench's rates need updating).
