@@ -208,7 +208,10 @@ fn bench_quick_prints_every_scenario_with_its_runs() {
         let goal = if start == "scale 128/8" { 1.5 } else { 0.8 };
         let met = if start == "scale 128/8" { ratio <= goal } else { ratio >= goal };
         let said = if met { ": met;" } else { ": MISSED;" };
-        assert!(l.contains(said) || ((ratio - goal).abs() <= 0.0005 && l.contains(": met;") != l.contains(": MISSED;")), "{l}");
+        assert!(
+            l.contains(said) || ((ratio - goal).abs() <= 0.0005 && l.contains(": met;") != l.contains(": MISSED;")),
+            "{l}"
+        );
     }
     // The 10x cases offer about 10x what the device serves, as measured in the run itself (a
     // model change that moves the device's speed shows here, and the bench's rates need updating).
