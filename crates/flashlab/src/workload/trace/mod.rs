@@ -86,15 +86,25 @@ struct RawOptions {
     format: Option<String>,
     /// Keep only records of this device / volume / ASU / LUN number (formats that carry one).
     device: Option<u64>,
-    /// Multiply every timestamp by this (0.5 replays twice as fast); default 1.0.
-    time_scale: Option<f64>,
+    /// Multiply every timestamp by this (0.5 replays twice as fast).
+    #[serde(default = "d_time_scale")]
+    time_scale: f64,
     /// Time unit of formats whose unit varies: `ns`, `us`, `ms`, `s`.
     time_unit: Option<String>,
     /// Replay the trace this many times back to back, each pass starting one mean inter-arrival
     /// gap after the previous one's last request (like MQSim's `Relay_Count`, whose next pass
     /// starts at the last request's time; a trace whose requests share one time repeats at
-    /// that time); needs a regular file; default 1.
-    repeat: Option<u32>,
+    /// that time); needs a regular file.
+    #[serde(default = "d_repeat")]
+    repeat: u32,
+}
+
+fn d_time_scale() -> f64 {
+    1.0
+}
+
+fn d_repeat() -> u32 {
+    1
 }
 
 /// Schema of the `[workload]` keys of a trace (`TABLE_KEYS`, parsed into `RawOptions`).
@@ -126,9 +136,9 @@ impl TraceOptions {
             path: resolve_path(raw.path, source),
             format: raw.format,
             device: raw.device,
-            time_scale: raw.time_scale.unwrap_or(1.0),
+            time_scale: raw.time_scale,
             time_unit: raw.time_unit,
-            repeat: raw.repeat.unwrap_or(1),
+            repeat: raw.repeat,
         };
         opts.validate()?;
         Ok(opts)
