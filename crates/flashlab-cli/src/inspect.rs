@@ -27,7 +27,6 @@ pub fn dry_run(cfg: &Config, out: &Path, force: bool) -> Result<()> {
     let gib = (1u64 << 30) as f64;
     let logical = r.logical_pages * r.page_size;
     let memory = flashlab::memory::estimate(cfg, &r)?;
-    let workload = cfg.workload.get("kind").and_then(|k| k.as_str()).unwrap_or("?");
     emit(format!("config       {} (valid)", cfg.source));
     emit(format!(
         "device       {:.3} GiB logical / {:.3} GiB physical (OP {:.1}%), {} pages of {} bytes",
@@ -50,7 +49,12 @@ pub fn dry_run(cfg: &Config, out: &Path, force: bool) -> Result<()> {
         cfg.buffer.policy
     ));
     let mode = serde_json::to_value(cfg.sim.mode)?;
-    emit(format!("workload     {workload}; {} mode, seed {}", mode.as_str().unwrap_or("?"), cfg.seed));
+    emit(format!(
+        "workload     {}; {} mode, seed {}",
+        flashlab::sim::describe_workload(cfg),
+        mode.as_str().unwrap_or("?"),
+        cfg.seed
+    ));
     emit(format!(
         "memory       at most about {} at peak, of a limit of {}{}",
         human_bytes(memory.total()),

@@ -1226,6 +1226,8 @@ fn dry_run_validates_and_writes_nothing() {
     assert!(o.status.success(), "{}", text(&o));
     let t = text(&o);
     assert!(t.contains("dry run") && t.contains("GiB logical") && t.contains("memory"), "{t}");
+    // The workload as it would run: every key of its table.
+    assert!(t.contains("workload     kind=\"zipf\"") && t.contains("theta=0.9"), "{t}");
     assert!(!out.exists(), "--dry-run must not create {}", out.display());
     for bad in [
         vec!["--set", "ftl.gc=\"greedyy\""],

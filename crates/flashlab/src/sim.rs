@@ -1039,7 +1039,8 @@ fn wear_histogram(counts: &[u32]) -> Vec<(u32, u64)> {
     map.into_iter().collect()
 }
 
-fn describe_workload(cfg: &Config) -> String {
+/// The `[workload]` table on one line, its keys sorted (`results.workload`, and the dry run).
+pub fn describe_workload(cfg: &Config) -> String {
     let mut parts: Vec<String> = cfg.workload.iter().map(|(k, v)| format!("{k}={v}")).collect();
     parts.sort();
     parts.join(" ")
