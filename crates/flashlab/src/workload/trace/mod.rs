@@ -131,7 +131,7 @@ impl TraceOptions {
                 format!("unknown key in {source} for a trace workload; valid keys: {}", TABLE_KEYS.join(", ")),
             ));
         }
-        let raw: RawOptions = toml::Value::Table(table.clone()).try_into().map_err(|e| blame_key(table, source, &e))?;
+        let raw: RawOptions = toml::Value::Table(table.clone()).try_into().map_err(|e| blame_key(table, &e))?;
         let opts = TraceOptions {
             path: resolve_path(raw.path, source),
             format: raw.format,
@@ -167,7 +167,7 @@ impl TraceOptions {
 
 /// Turn a deserialisation error into one naming the offending key: serde's message says what
 /// was wrong but not where, so each present key is re-read alone with its type.
-fn blame_key(table: &toml::Table, source: &str, e: &toml::de::Error) -> Error {
+fn blame_key(table: &toml::Table, e: &toml::de::Error) -> Error {
     fn check<T: serde::de::DeserializeOwned>(table: &toml::Table, key: &str) -> Option<String> {
         let value = table.get(key)?.clone();
         value.try_into::<T>().err().map(|e| e.message().to_string())
@@ -182,12 +182,12 @@ fn blame_key(table: &toml::Table, source: &str, e: &toml::de::Error) -> Error {
     ]
     .into_iter()
     .find_map(|(key, msg)| msg.map(|m| (key, m)));
+    // No file name in the messages: the config's attribution names where the key came from
+    // (the file and line, or the `--set`).
     match culprit {
-        Some((key, msg)) => Error::config(format!("workload.{key}"), format!("{source}: {msg}")),
-        None if !table.contains_key("path") => {
-            Error::config("workload.path", format!("{source}: a trace workload needs `path`"))
-        }
-        None => Error::config("workload", format!("{source}: {}", e.message())),
+        Some((key, msg)) => Error::config(format!("workload.{key}"), msg),
+        None if !table.contains_key("path") => Error::config("workload.path", "a trace workload needs `path`"),
+        None => Error::config("workload", e.message()),
     }
 }
 
@@ -410,7 +410,7 @@ mod tests {
         assert!(TraceOptions::from_table(&table, "cfg.toml").is_err());
         let table: toml::Table = toml::from_str("path = \"a.csv\"\ndevice = \"x\"").unwrap_or_default();
         let err = TraceOptions::from_table(&table, "cfg.toml").err().map(|e| e.to_string()).unwrap_or_default();
-        assert!(err.contains("cfg.toml") && err.contains("device"), "{err}");
+        assert!(err.contains("workload.device") && err.contains("expected u64"), "{err}");
         for bad in ["-1", "2.5", "0"] {
             let table: toml::Table = toml::from_str(&format!("path = \"a.csv\"\nrepeat = {bad}")).unwrap_or_default();
             let err = TraceOptions::from_table(&table, "cfg.toml").err().map(|e| e.to_string()).unwrap_or_default();
