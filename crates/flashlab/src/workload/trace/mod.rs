@@ -287,22 +287,9 @@ pub fn find_format(name: &str) -> Result<&'static FormatEntry, Error> {
 /// Open a trace as a streaming workload (detecting the format when `opts.format` is `None`),
 /// replayed `opts.repeat` times.
 pub fn open(opts: &TraceOptions) -> Result<Box<dyn Workload>, Error> {
-    if opts.repeat > 1 && builtin::find(&opts.path).is_none() && opts.path.exists() && !opts.path.is_file() {
-        // A pipe or a FIFO yields its records once: a second pass would find nothing, or wait
-        // (a missing file is left to the open's own error).
-        return Err(Error::config(
-            "workload.repeat",
-            format!(
-                "`{}` is not a regular file, so it cannot be read again for another pass; \
-                 save the trace to a file to repeat it",
-                opts.path.display()
-            ),
-        ));
-    }
-    let reader = open_reader_at(opts)?;
     Ok(match opts.repeat {
-        1 => Box::new(reader),
-        _ => Box::new(repeat::Repeat::new(opts.clone(), reader)),
+        1 => Box::new(open_reader_at(opts)?),
+        _ => Box::new(repeat::Repeat::open(opts)?),
     })
 }
 

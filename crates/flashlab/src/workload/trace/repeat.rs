@@ -28,9 +28,23 @@ pub(crate) struct Repeat {
 }
 
 impl Repeat {
-    /// `reader`: the first pass, opened from `opts`.
-    pub(crate) fn new(opts: TraceOptions, reader: Reader) -> Self {
-        Repeat { opts, reader, pass: 0, latest: 0, count: 0, period: 0 }
+    /// The trace `opts` names, opened for its first pass. A pipe or a FIFO is refused before it
+    /// is opened: it yields its records once, so a second pass would find nothing, or wait (a
+    /// missing file is left to the open's own error).
+    pub(crate) fn open(opts: &TraceOptions) -> Result<Self, Error> {
+        let path = &opts.path;
+        if super::builtin::find(path).is_none() && path.exists() && !path.is_file() {
+            return Err(Error::config(
+                "workload.repeat",
+                format!(
+                    "`{}` is not a regular file, so it cannot be read again for another pass; \
+                     save the trace to a file to repeat it",
+                    path.display()
+                ),
+            ));
+        }
+        let reader = open_reader_at(opts)?;
+        Ok(Repeat { opts: opts.clone(), reader, pass: 0, latest: 0, count: 0, period: 0 })
     }
 }
 
