@@ -330,8 +330,14 @@ impl Config {
         if labels.len() != overrides.len() {
             return Err(Error::config("overrides", "one label per override is needed"));
         }
-        for o in overrides {
-            apply_override(&mut table, o)?;
+        for (o, label) in overrides.iter().zip(labels) {
+            apply_override(&mut table, o).map_err(|e| match e {
+                Error::Config { key, msg, at: None } if o.contains('=') => {
+                    Error::input(Location::file(label.clone()).with_field(key), msg)
+                }
+                Error::Config { msg, at: None, .. } => Error::input(Location::file(label.clone()), msg),
+                e => e,
+            })?;
         }
         let mut cfg: Config = serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
             let path = e.path().to_string();
@@ -624,19 +630,31 @@ fn anchor_path(spec: &str, cwd: &Path) -> String {
     }
 }
 
+/// Digits with at most a sign, point, exponent and underscores: meant as a number.
+fn looks_numeric(raw: &str) -> bool {
+    let digits = raw.trim_start_matches(['+', '-']);
+    digits.starts_with(|c: char| c.is_ascii_digit())
+        && digits.chars().all(|c| c.is_ascii_digit() || matches!(c, '_' | '.' | 'e' | 'E' | '+' | '-'))
+}
+
 /// Apply `a.b.c=value` to the TOML tree. The value is parsed as TOML (number, bool, string,
-/// array, inline table) and taken as a plain string if it does not parse. An empty value
+/// array, inline table) and taken as a plain string if it does not parse, unless it looks like
+/// a number (then TOML's complaint is the error: a value out of range). An empty value
 /// (`a.b.c=`) removes the key, e.g. to drop a generator's parameter when switching generators.
 pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), Error> {
     let (key, raw) = spec
         .split_once('=')
         .ok_or_else(|| Error::config(spec, "an override must look like key=value (e.g. ftl.gc=fifo)"))?;
     let key = key.trim();
-    let value: toml::Value = format!("v = {}", raw.trim())
-        .parse::<toml::Table>()
-        .ok()
-        .and_then(|mut t| t.remove("v"))
-        .unwrap_or_else(|| toml::Value::String(raw.trim().to_string()));
+    let value: toml::Value = match format!("v = {}", raw.trim()).parse::<toml::Table>() {
+        Ok(mut t) => t.remove("v").unwrap_or_else(|| toml::Value::String(raw.trim().to_string())),
+        // A number TOML refuses (out of range, say) is an error, not a string the key then
+        // calls the wrong type.
+        Err(e) if looks_numeric(raw.trim()) => {
+            return Err(Error::config(key.trim(), format!("`{}` is not a valid number: {}", raw.trim(), e.message())))
+        }
+        Err(_) => toml::Value::String(raw.trim().to_string()),
+    };
     let parts: Vec<&str> = key.split('.').collect();
     if parts.iter().any(|p| p.is_empty()) {
         return Err(Error::config(key, "empty key segment"));

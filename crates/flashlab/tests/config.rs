@@ -185,6 +185,19 @@ fn overrides_need_key_value_form() {
 }
 
 #[test]
+fn an_override_number_out_of_range_is_an_error_not_a_string() {
+    // Before: TOML refused the number, the value fell back to a string, and the key reported
+    // `invalid type: string "99999999999999999999", expected u32`.
+    check_err(
+        &["device.channels=99999999999999999999"],
+        &["device.channels", "not a valid number", "99999999999999999999"],
+    );
+    check_err(&["device.channels=1.2.3"], &["device.channels", "not a valid number"]);
+    // Words still fall back to strings (a policy name, a size with a unit).
+    Config::from_toml_str(GOOD, "good.toml", &["ftl.gc=fifo".into(), "device.page_size=4KiB".into()]).unwrap();
+}
+
+#[test]
 fn a_config_tree_parses_as_its_text_does() {
     let table: toml::Table = GOOD.parse().unwrap();
     let from_text = Config::from_toml_str(GOOD, "good.toml", &["ftl.gc=\"fifo\"".into()]).unwrap();
