@@ -24,7 +24,8 @@ pub fn prefetch<T>(slice: &[T], i: usize) {
     let _ = (slice, i);
 }
 
-/// Integers whose all-zero bit pattern is zero (so a zeroed allocation holds them).
+/// Plain values whose all-zero bit pattern is a valid value (`ZERO`): a table of them may start
+/// as zeroed memory.
 pub trait Zeroed: Copy + PartialEq {
     const ZERO: Self;
 }
@@ -34,74 +35,140 @@ impl Zeroed for u32 {
 impl Zeroed for u64 {
     const ZERO: u64 = 0;
 }
+impl Zeroed for [u32; 2] {
+    const ZERO: [u32; 2] = [0; 2];
+}
 
-/// `n` copies of `value` for random access, backed by transparent huge pages where
-/// the system allows them on request (Linux `madvise` mode): one TLB entry then covers 2 MiB
-/// instead of 4 KiB, which the random accesses of a large L2P table or OOB area need (measured
-/// here: a random read of an 8 MB table took 75 ns with 4 KiB pages, 32 ns with huge pages).
-/// Contents are those of `vec![value; n]`; only where they live changes.
-fn table_vec<T: Zeroed>(n: usize, value: T) -> Vec<T> {
-    // A zeroed allocation this size is fresh memory from the kernel (calloc → mmap), not yet
-    // touched: the advice applies before the first page faults.
-    let mut v = vec![T::ZERO; n];
-    advise_huge(&v);
-    if value != T::ZERO {
-        v.fill(value);
+/// A huge page (x86-64 and arm64 Linux with 4 KiB base pages).
+const HUGE: usize = 2 << 20;
+
+/// Tables of at least this many bytes are placed on whole huge pages.
+const ON_HUGE_PAGES: usize = 256 << 10;
+
+/// Where a table of `bytes` bytes of `T` lives: from [`ON_HUGE_PAGES`] on, 2 MiB-aligned and
+/// rounded up to whole huge pages (one TLB entry per 2 MiB instead of 512), else as a `Vec`
+/// would be.
+fn layout_of<T>(n: usize) -> std::alloc::Layout {
+    let array = std::alloc::Layout::array::<T>(n).expect("table size fits the address space");
+    if array.size() >= ON_HUGE_PAGES {
+        std::alloc::Layout::from_size_align(array.size().next_multiple_of(HUGE), HUGE.max(array.align()))
+            .expect("table size fits the address space")
+    } else {
+        array
     }
-    v
 }
 
-/// A table of `n` copies of `value` for random access, on huge pages (see `table_vec`).
+/// Bytes a [`table`] of `n` elements of `T` occupies (its huge pages whole): for memory
+/// estimates.
+pub fn table_bytes<T>(n: u64) -> u64 {
+    let bytes = n.saturating_mul(std::mem::size_of::<T>() as u64);
+    if bytes >= ON_HUGE_PAGES as u64 {
+        bytes.div_ceil(HUGE as u64).saturating_mul(HUGE as u64)
+    } else {
+        bytes
+    }
+}
+
+/// `n` copies of `value` for random access (the L2P table, the OOB, per-segment state). From
+/// 256 KiB on, the table sits on transparent huge pages where the system allows them on request
+/// (Linux `madvise` mode): the memory is advised before its first touch. Random accesses to a
+/// large table otherwise miss the TLB (measured here: a random read of an 8 MB table took
+/// 75 ns with 4 KiB pages, 32 ns with huge pages; at 128 GiB, the per-segment tables on huge
+/// pages made `bench-accounting` ~10% faster).
 pub fn table<T: Zeroed>(n: usize, value: T) -> Table<T> {
-    Table(table_vec(n, value))
+    let layout = layout_of::<T>(n);
+    let ptr = if layout.size() == 0 {
+        std::ptr::NonNull::dangling()
+    } else {
+        // SAFETY: the layout has a non-zero size.
+        let raw = unsafe { std::alloc::alloc(layout) };
+        let Some(ptr) = std::ptr::NonNull::new(raw.cast::<T>()) else { std::alloc::handle_alloc_error(layout) };
+        if layout.size() >= ON_HUGE_PAGES {
+            advise_huge(raw, layout.size());
+        }
+        // SAFETY: the allocation holds `n` elements of `T`, aligned; each is written once
+        // before any is read (the first touch, after the advice).
+        unsafe {
+            if value == T::ZERO {
+                std::ptr::write_bytes(ptr.as_ptr(), 0, n);
+            } else {
+                for i in 0..n {
+                    ptr.as_ptr().add(i).write(value);
+                }
+            }
+        }
+        ptr
+    };
+    Table { ptr, len: n }
 }
 
-/// A fixed-length table on huge pages where the system allows them. A clone is one too: a
-/// derived `Vec` clone is a fresh allocation the kernel backs with small pages in `madvise` mode
-/// (a run from a shared preconditioned flash clones its tables).
-#[derive(Debug, PartialEq, Eq)]
-pub struct Table<T>(Vec<T>);
+/// A fixed-length table from [`table`] (it derefs to a slice). A clone is placed as the
+/// original: a derived `Vec` clone would be a fresh allocation the kernel backs with small
+/// pages in `madvise` mode (a run from a shared preconditioned flash clones its tables).
+pub struct Table<T: Zeroed> {
+    ptr: std::ptr::NonNull<T>,
+    len: usize,
+}
+
+// SAFETY: a `Table` owns its elements as a `Vec` does.
+unsafe impl<T: Zeroed + Send> Send for Table<T> {}
+// SAFETY: shared access only reads through `&[T]`.
+unsafe impl<T: Zeroed + Sync> Sync for Table<T> {}
+
+impl<T: Zeroed> Drop for Table<T> {
+    fn drop(&mut self) {
+        let layout = layout_of::<T>(self.len);
+        if layout.size() != 0 {
+            // SAFETY: allocated in `table` with this same layout (a function of the length).
+            unsafe { std::alloc::dealloc(self.ptr.as_ptr().cast(), layout) };
+        }
+    }
+}
 
 impl<T: Zeroed> Clone for Table<T> {
     fn clone(&self) -> Self {
-        let mut v = table_vec(self.0.len(), T::ZERO);
-        v.copy_from_slice(&self.0);
-        Table(v)
+        let mut t = table(self.len, T::ZERO);
+        t.copy_from_slice(self);
+        t
     }
 }
 
-impl<T> std::ops::Deref for Table<T> {
+impl<T: Zeroed> std::ops::Deref for Table<T> {
     type Target = [T];
     fn deref(&self) -> &[T] {
-        &self.0
+        // SAFETY: `len` initialized elements (or a dangling pointer and length 0).
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
     }
 }
 
-impl<T> std::ops::DerefMut for Table<T> {
+impl<T: Zeroed> std::ops::DerefMut for Table<T> {
     fn deref_mut(&mut self) -> &mut [T] {
-        &mut self.0
+        // SAFETY: as in `deref`, and `&mut self` is the only access.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
     }
 }
 
-const HUGE: usize = 2 << 20;
+impl<T: Zeroed + std::fmt::Debug> std::fmt::Debug for Table<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<T: Zeroed> PartialEq for Table<T> {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
 
 #[cfg(target_os = "linux")]
-fn advise_huge<T>(v: &[T]) {
-    let (start, len) = (v.as_ptr() as usize, std::mem::size_of_val(v));
-    if len < 2 * HUGE {
-        return;
-    }
-    let first = start.next_multiple_of(HUGE);
-    let end = (start + len) / HUGE * HUGE;
-    if end > first {
-        // SAFETY: the range lies inside `v`'s allocation; MADV_HUGEPAGE changes how the kernel
-        // backs those pages, never their contents. A refusal (no THP support) is harmless.
-        unsafe { libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE) };
-    }
+fn advise_huge(start: *mut u8, len: usize) {
+    // SAFETY: the range is one live allocation of ours; MADV_HUGEPAGE changes how the kernel
+    // backs those pages, never their contents. A refusal (no THP support) is harmless.
+    unsafe { libc::madvise(start.cast(), len, libc::MADV_HUGEPAGE) };
 }
 
 #[cfg(not(target_os = "linux"))]
-fn advise_huge<T>(_v: &[T]) {}
+fn advise_huge(_start: *mut u8, _len: usize) {}
 
 #[cfg(test)]
 mod tests {
@@ -111,6 +178,21 @@ mod tests {
             assert_eq!(*super::table(n, u32::MAX), vec![u32::MAX; n]);
             assert_eq!(*super::table(n, 0u64), vec![0u64; n]);
             assert_eq!(*super::table(n, 7u32).clone(), vec![7u32; n]);
+            assert_eq!(*super::table(n, [1u32, 2]), vec![[1u32, 2]; n]);
         }
+    }
+
+    #[test]
+    fn large_tables_take_whole_huge_pages() {
+        use super::{layout_of, table_bytes, HUGE, ON_HUGE_PAGES};
+        let n = ON_HUGE_PAGES / 4 + 1;
+        let l = layout_of::<u32>(n);
+        assert_eq!((l.size(), l.align()), (HUGE, HUGE));
+        assert_eq!(table_bytes::<u32>(n as u64), HUGE as u64);
+        assert_eq!(table_bytes::<u32>(1000), 4000);
+        assert_eq!(layout_of::<u32>(1000).size(), 4000);
+        let t = super::table(n, 3u32);
+        assert_eq!(t.as_ptr() as usize % HUGE, 0);
+        assert!(t.iter().all(|&x| x == 3));
     }
 }

@@ -16,10 +16,10 @@ const NIL: u32 = u32::MAX;
 #[derive(Clone)]
 pub struct Segments {
     pub layout: Layout,
-    pub valid: Vec<u32>,
+    pub valid: crate::hint::Table<u32>,
     pub state: Vec<SegState>,
     pub stream: Vec<u8>,
-    pub sealed_at: Vec<u64>,
+    pub sealed_at: crate::hint::Table<u64>,
     free: Vec<VecDeque<u32>>,
     /// Open segment and next offset per `stream * pools + pool`.
     open_seg: Vec<u32>,
@@ -38,10 +38,10 @@ impl Segments {
         let fronts = streams * layout.pools as usize;
         Segments {
             layout,
-            valid: vec![0; n],
+            valid: crate::hint::table(n, 0),
             state: vec![SegState::Free; n],
             stream: vec![0; n],
-            sealed_at: vec![0; n],
+            sealed_at: crate::hint::table(n, 0),
             free,
             open_seg: vec![NIL; fronts],
             open_off: vec![0; fronts],

@@ -138,6 +138,13 @@ pub fn memory(spec: &FtlSpec, est: &mut crate::memory::Estimate) -> Result<(), E
     est.add("OOB / reverse map", bitmap_bytes(layout.total_pages() as u64));
     let per_segment = 4 + std::mem::size_of::<gc::SegState>() as u64 + 1 + 8 + 2 * 4 + 24;
     est.add("per-block state", segments.saturating_mul(per_segment));
+    // Tables from 256 KiB on take whole huge pages (`hint::table_bytes`): the valid counts and
+    // seal times, and a list policy's buckets and links, round up.
+    let rounding = |bytes_each: u64| {
+        let bytes = segments.saturating_mul(bytes_each);
+        crate::hint::table_bytes::<u8>(bytes) - bytes
+    };
+    est.add("per-block state", rounding(4) + rounding(8) + rounding(4) + rounding(8));
     est.add("per-block state", bitmap_bytes(spec.logical_pages));
     est.add("per-block state", 2 * vec_bytes::<u32>(layout.pages_per_segment as u64));
     Nand::memory(layout, spec.verify, spec.timing.is_some(), est);

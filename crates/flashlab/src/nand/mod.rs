@@ -46,8 +46,8 @@ pub struct NandCounters {
 #[derive(Clone)]
 pub struct Nand {
     layout: Layout,
-    next_page: Vec<u32>,
-    erase_count: Vec<u32>,
+    next_page: crate::hint::Table<u32>,
+    erase_count: crate::hint::Table<u32>,
     oob_lpn: crate::hint::Table<u32>,
     oob_tag: Option<crate::hint::Table<u32>>,
     timeline: Option<Timeline>,
@@ -66,7 +66,7 @@ impl Nand {
         if verify {
             est.add("verify tags", vec_bytes::<u32>(pages));
         }
-        est.add("per-block state", 2 * vec_bytes::<u32>(blocks));
+        est.add("per-block state", 2 * crate::hint::table_bytes::<u32>(blocks));
         if timing {
             // Per array its clocks and GC queue (a victim's moves), per channel a few booked
             // intervals, per block a queued-erase flag.
@@ -88,8 +88,8 @@ impl Nand {
         let blocks = layout.geo.total_blocks() as usize;
         Nand {
             layout,
-            next_page: vec![0; blocks],
-            erase_count: vec![0; blocks],
+            next_page: crate::hint::table(blocks, 0),
+            erase_count: crate::hint::table(blocks, 0),
             oob_lpn: crate::hint::table(pages, NO_LPN),
             oob_tag: verify.then(|| crate::hint::table(pages, 0)),
             timeline: timing.map(|t| Timeline::new(t, &layout.geo)),

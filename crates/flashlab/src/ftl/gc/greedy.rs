@@ -16,7 +16,7 @@ pub struct Greedy {
     /// One list per bucket, `pool * (pps + 1) + valid`.
     lists: SegLists,
     /// Bucket a segment is in (its valid count), NIL when not a candidate.
-    bucket_of: Vec<u32>,
+    bucket_of: crate::hint::Table<u32>,
     /// Per pool: no non-empty bucket below this.
     low_hint: Vec<u32>,
     /// Pools from segment numbers, computed (a table would be one more cache line per event).
@@ -36,7 +36,7 @@ impl Greedy {
         Greedy {
             pps,
             lists: SegLists::new(buckets, segs),
-            bucket_of: vec![NIL; segs],
+            bucket_of: crate::hint::table(segs, NIL),
             low_hint: vec![0; layout.pools as usize],
             layout: *layout,
         }

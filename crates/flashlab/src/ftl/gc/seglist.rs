@@ -9,7 +9,7 @@ pub struct SegLists {
     head: Vec<u32>,
     tail: Vec<u32>,
     /// Per segment `[prev, next]`: a segment's two links share a cache line.
-    links: Vec<[u32; 2]>,
+    links: crate::hint::Table<[u32; 2]>,
 }
 
 const PREV: usize = 0;
@@ -18,11 +18,13 @@ const NEXT: usize = 1;
 impl SegLists {
     /// Bytes of `lists` lists over `items` items (head and tail per list, links per item).
     pub fn memory(lists: u64, items: u64) -> u64 {
-        crate::memory::vec_bytes::<u32>(lists.saturating_add(items)).saturating_mul(2)
+        crate::memory::vec_bytes::<u32>(lists)
+            .saturating_mul(2)
+            .saturating_add(crate::hint::table_bytes::<[u32; 2]>(items))
     }
 
     pub fn new(lists: usize, segments: usize) -> Self {
-        SegLists { head: vec![NIL; lists], tail: vec![NIL; lists], links: vec![[NIL; 2]; segments] }
+        SegLists { head: vec![NIL; lists], tail: vec![NIL; lists], links: crate::hint::table(segments, [NIL; 2]) }
     }
 
     /// Start fetching `seg`'s links ([`crate::hint`]).
