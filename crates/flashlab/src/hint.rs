@@ -43,7 +43,7 @@ impl Zeroed for [u32; 2] {
 const HUGE: usize = 2 << 20;
 
 /// Tables of at least this many bytes are placed on whole huge pages.
-const ON_HUGE_PAGES: usize = 256 << 10;
+const ON_HUGE_PAGES: usize = 512 << 10;
 
 /// Where a table of `bytes` bytes of `T` lives: from [`ON_HUGE_PAGES`] on, 2 MiB-aligned and
 /// rounded up to whole huge pages (one TLB entry per 2 MiB instead of 512), else as a `Vec`
@@ -70,11 +70,11 @@ pub fn table_bytes<T>(n: u64) -> u64 {
 }
 
 /// `n` copies of `value` for random access (the L2P table, the OOB, per-segment state). From
-/// 256 KiB on, the table sits on transparent huge pages where the system allows them on request
+/// 512 KiB on, the table sits on transparent huge pages where the system allows them on request
 /// (Linux `madvise` mode): the memory is advised before its first touch. Random accesses to a
 /// large table otherwise miss the TLB (measured here: a random read of an 8 MB table took
 /// 75 ns with 4 KiB pages, 32 ns with huge pages; at 128 GiB, the per-segment tables on huge
-/// pages made `bench-accounting` ~10% faster).
+/// pages made `bench-accounting` ~8% faster).
 pub fn table<T: Zeroed>(n: usize, value: T) -> Table<T> {
     let layout = layout_of::<T>(n);
     let ptr = if layout.size() == 0 {

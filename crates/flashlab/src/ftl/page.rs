@@ -138,7 +138,7 @@ pub fn memory(spec: &FtlSpec, est: &mut crate::memory::Estimate) -> Result<(), E
     est.add("OOB / reverse map", bitmap_bytes(layout.total_pages() as u64));
     let per_segment = 4 + std::mem::size_of::<gc::SegState>() as u64 + 1 + 8 + 2 * 4 + 24;
     est.add("per-block state", segments.saturating_mul(per_segment));
-    // Tables from 256 KiB on take whole huge pages (`hint::table_bytes`): the valid counts and
+    // Tables from 512 KiB on take whole huge pages (`hint::table_bytes`): the valid counts and
     // seal times, and a list policy's buckets and links, round up.
     let rounding = |bytes_each: u64| {
         let bytes = segments.saturating_mul(bytes_each);
