@@ -45,7 +45,7 @@ const HUGE: usize = 2 << 20;
 /// Tables of at least this many bytes are placed on whole huge pages.
 const ON_HUGE_PAGES: usize = 512 << 10;
 
-/// Where a table of `bytes` bytes of `T` lives: from [`ON_HUGE_PAGES`] on, 2 MiB-aligned and
+/// Where a table of `n` elements of `T` lives: from [`ON_HUGE_PAGES`] bytes on, 2 MiB-aligned and
 /// rounded up to whole huge pages (one TLB entry per 2 MiB instead of 512), else as a `Vec`
 /// would be.
 fn layout_of<T>(n: usize) -> std::alloc::Layout {

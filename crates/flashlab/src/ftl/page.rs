@@ -134,8 +134,8 @@ pub fn memory(spec: &FtlSpec, est: &mut crate::memory::Estimate) -> Result<(), E
     use crate::memory::{bitmap_bytes, vec_bytes};
     let layout = &spec.layout;
     let segments = layout.segments as u64;
-    est.add("L2P table", vec_bytes::<u32>(spec.logical_pages));
-    est.add("OOB / reverse map", bitmap_bytes(layout.total_pages() as u64));
+    est.add("L2P table", crate::hint::table_bytes::<u32>(spec.logical_pages));
+    est.add("OOB / reverse map", crate::hint::table_bytes::<u64>((layout.total_pages() as u64).div_ceil(64)));
     let per_segment = 4 + std::mem::size_of::<gc::SegState>() as u64 + 1 + 8 + 2 * 4 + 24;
     est.add("per-block state", segments.saturating_mul(per_segment));
     // Tables from 512 KiB on take whole huge pages (`hint::table_bytes`): the valid counts and

@@ -59,14 +59,14 @@ impl Nand {
     /// version tags with `verify`, per-block program offsets and erase counts, and the
     /// timeline's per-plane and per-channel clocks (`timing`; a few busy intervals per channel).
     pub fn memory(layout: &Layout, verify: bool, timing: bool, est: &mut crate::memory::Estimate) {
-        use crate::memory::vec_bytes;
+        use crate::hint::table_bytes;
         let pages = layout.total_pages() as u64;
         let blocks = layout.geo.total_blocks() as u64;
-        est.add("OOB / reverse map", vec_bytes::<u32>(pages));
+        est.add("OOB / reverse map", table_bytes::<u32>(pages));
         if verify {
-            est.add("verify tags", vec_bytes::<u32>(pages));
+            est.add("verify tags", table_bytes::<u32>(pages));
         }
-        est.add("per-block state", 2 * crate::hint::table_bytes::<u32>(blocks));
+        est.add("per-block state", 2 * table_bytes::<u32>(blocks));
         if timing {
             // Per array its clocks and GC queue (a victim's moves), per channel a few booked
             // intervals, per block a queued-erase flag.
