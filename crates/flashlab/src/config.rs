@@ -651,7 +651,7 @@ pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), Error> 
         // A number TOML refuses (out of range, say) is an error, not a string the key then
         // calls the wrong type.
         Err(e) if looks_numeric(raw.trim()) => {
-            return Err(Error::config(key.trim(), format!("`{}` is not a valid number: {}", raw.trim(), e.message())))
+            return Err(Error::config(key, format!("`{}` is not a valid number: {}", raw.trim(), e.message())))
         }
         Err(_) => toml::Value::String(raw.trim().to_string()),
     };

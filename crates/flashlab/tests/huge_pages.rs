@@ -44,4 +44,8 @@ fn a_table_and_its_clone_ask_for_huge_pages() {
     };
     assert!(original, "the table's mapping is not eligible for huge pages");
     assert_eq!(thp_eligible(middle(&clone)), Some(true), "the clone's mapping is not eligible for huge pages");
+    // A mid-size table (a 128 GiB device's per-segment valid counts are 590 KB) takes a whole
+    // huge page of its own.
+    let mid = flashlab::hint::table(150_000, 0u32);
+    assert_eq!(thp_eligible(middle(&mid)), Some(true), "a 600 KB table's mapping is not eligible for huge pages");
 }

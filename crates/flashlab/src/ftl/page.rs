@@ -138,13 +138,13 @@ pub fn memory(spec: &FtlSpec, est: &mut crate::memory::Estimate) -> Result<(), E
     est.add("OOB / reverse map", crate::hint::table_bytes::<u64>((layout.total_pages() as u64).div_ceil(64)));
     let per_segment = 4 + std::mem::size_of::<gc::SegState>() as u64 + 1 + 8 + 2 * 4 + 24;
     est.add("per-block state", segments.saturating_mul(per_segment));
-    // Tables from 512 KiB on take whole huge pages (`hint::table_bytes`): the valid counts and
-    // seal times, and a list policy's buckets and links, round up.
-    let rounding = |bytes_each: u64| {
-        let bytes = segments.saturating_mul(bytes_each);
-        crate::hint::table_bytes::<u8>(bytes) - bytes
-    };
-    est.add("per-block state", rounding(4) + rounding(8) + rounding(4) + rounding(8));
+    // Tables from 512 KiB on take whole huge pages (`hint::table_bytes`): what that adds to the
+    // valid counts, the seal times, and a list policy's buckets and links.
+    fn rounding<T>(n: u64) -> u64 {
+        crate::hint::table_bytes::<T>(n) - vec_bytes::<T>(n)
+    }
+    let rounded = rounding::<u32>(segments) + rounding::<u64>(segments) + rounding::<u32>(segments);
+    est.add("per-block state", rounded + rounding::<[u32; 2]>(segments));
     est.add("per-block state", bitmap_bytes(spec.logical_pages));
     est.add("per-block state", 2 * vec_bytes::<u32>(layout.pages_per_segment as u64));
     Nand::memory(layout, spec.verify, spec.timing.is_some(), est);
