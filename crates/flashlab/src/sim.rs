@@ -437,21 +437,29 @@ fn precondition_writes(
         let total = (p.overwrite * n as f64) as u64;
         progress.phase("precondition: random overwrite", total);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(derive_seed(cfg.seed, "precondition"));
-        // As the measured phase's drive loop does: pages drawn a batch ahead (the same draws in
-        // the same order), each one's mapping fetched as it is drawn and its old page's state a
-        // few writes before it is written.
-        let mut batch = [0u64; BATCH];
+        // As the measured phase's drive loop does: pages drawn a batch ahead of the batch being
+        // written (the same draws in the same order), each one's mapping fetched as it is drawn
+        // and its old page's state a few writes before it is written.
+        let mut pages: Vec<u64> = Vec::with_capacity(2 * BATCH);
+        let mut drawn = 0u64;
+        let mut draw = |pages: &mut Vec<u64>, drawn: &mut u64, dev: &Device| {
+            let k = (total - *drawn).min(BATCH as u64) as usize;
+            for _ in 0..k {
+                let lpn = rng.random_range(0..n);
+                dev.ftl.prefetch(Lpn(lpn));
+                pages.push(lpn);
+            }
+            *drawn += k as u64;
+        };
+        draw(&mut pages, &mut drawn, dev);
         let mut i = 0;
         while i < total {
             let k = (total - i).min(BATCH as u64) as usize;
-            for lpn in &mut batch[..k] {
-                *lpn = rng.random_range(0..n);
-                dev.ftl.prefetch(Lpn(*lpn));
-            }
+            draw(&mut pages, &mut drawn, dev);
             // The batch in one call where the device can (accounting's fast path), else page by
-            // page.
+            // page; the pages after it are there for the prefetch stages.
             let direct = path == PreconditionPath::Direct;
-            if direct && dev.write_through_untimed(&batch[..k], k, Nanos::ZERO)? {
+            if direct && dev.write_through_untimed(&pages, k, Nanos::ZERO)? {
                 if (i >> 16) != ((i + k as u64 - 1) >> 16) || i & 0xFFFF == 0 {
                     progress.update(i);
                     if progress.cancelled() {
@@ -459,13 +467,14 @@ fn precondition_writes(
                     }
                 }
                 i += k as u64;
+                pages.drain(..k);
                 continue;
             }
             for j in 0..k {
-                if let Some(&next) = batch[..k].get(j + UPDATE_AHEAD) {
+                if let Some(&next) = pages.get(j + UPDATE_AHEAD) {
                     dev.ftl.prefetch_update(Lpn(next));
                 }
-                dev.write_through(Lpn(batch[j]), Nanos::ZERO)?;
+                dev.write_through(Lpn(pages[j]), Nanos::ZERO)?;
                 dev.end_request(Nanos::ZERO)?;
                 if i & 0xFFFF == 0 {
                     progress.update(i);
@@ -475,6 +484,7 @@ fn precondition_writes(
                 }
                 i += 1;
             }
+            pages.drain(..k);
         }
     }
     Ok(())
