@@ -249,7 +249,7 @@ fn run(config: &str, out: &Path, sets: &[String], quiet: bool, as_json: bool, fo
     let cfg = load_config(config, sets)?;
     // Fail on an unusable output directory, or one holding earlier results, before simulating.
     output::refuse_overwrite(out, &RUN_FILES.map(String::from), force)?;
-    std::fs::create_dir_all(out).with_context(|| format!("creating output directory {}", out.display()))?;
+    let dir = output::OutDir::create(out)?;
     let mut bar = Bar::new(quiet);
     let results = sim::run(&cfg, &mut bar).map_err(|e| untouched(e.into(), out))?;
     let mut staged = output::Staged::new(out);
@@ -259,6 +259,7 @@ fn run(config: &str, out: &Path, sets: &[String], quiet: bool, as_json: bool, fo
     };
     write(&mut staged).map_err(|e| untouched(e, out))?;
     staged.commit()?;
+    dir.keep();
     let (json, csv) = (out.join(RUN_FILES[0]), out.join(RUN_FILES[1]));
     if as_json {
         emit(results.to_json());
@@ -297,7 +298,7 @@ fn reproduce(name: &str, scale: &str, out: &Path, threads: Option<usize>, quiet:
         earlier.push("index.html".into());
     }
     output::refuse_overwrite(out, &earlier, force)?;
-    std::fs::create_dir_all(out).with_context(|| format!("creating output directory {}", out.display()))?;
+    let dir = output::OutDir::create(out)?;
     // Every file is staged and renamed into place only when all reproductions have run.
     let mut staged = output::Staged::new(out);
     let mut reports = Vec::new();
@@ -325,6 +326,7 @@ fn reproduce(name: &str, scale: &str, out: &Path, threads: Option<usize>, quiet:
         staged.add("index.html", index.as_bytes()).map_err(|e| untouched(e, out))?;
     }
     staged.commit()?;
+    dir.keep();
     for (repro, ..) in &reports {
         emit(format!("report       {}", out.join(repro.name).join("report.md").display()));
     }

@@ -8,7 +8,9 @@
 //!   renames run, when it waits for them ([`on_interrupt`]); either way no output is
 //!   half-replaced;
 //! - a directory that already holds results is refused unless `--force` is given
-//!   ([`refuse_overwrite`]).
+//!   ([`refuse_overwrite`]);
+//! - an output directory the command created is removed again if the command fails or is
+//!   interrupted before anything is written into it ([`OutDir`]).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -26,6 +28,10 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 /// of its own and exits the process, so no destructor would).
 static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
+/// Output directories this command created and has not kept, for Ctrl-C to remove when they
+/// are still empty.
+static CREATED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
 /// Exit status after Ctrl-C (128 + SIGINT, as shells report it).
 pub const INTERRUPTED_STATUS: i32 = 130;
 
@@ -42,6 +48,9 @@ pub fn on_interrupt() {
             for tmp in pending.iter() {
                 let _ = std::fs::remove_file(tmp);
             }
+        }
+        if let Ok(created) = CREATED.lock() {
+            created.iter().for_each(|d| remove_if_empty(d));
         }
         eprintln!("\ninterrupted: no output was written; files from earlier runs are untouched");
         std::process::exit(INTERRUPTED_STATUS);
@@ -68,6 +77,58 @@ pub fn refuse_overwrite(dir: &Path, names: &[String], force: bool) -> Result<()>
         dir.display(),
         present.join(", ")
     )
+}
+
+/// An output directory, created (with any missing parents) for a command that writes into it.
+/// Unless [`OutDir::keep`] is called, dropping it removes what it created, if nothing but empty
+/// directories is left in it: a failed run leaves no empty directory behind.
+pub struct OutDir {
+    /// The topmost directory created, if any.
+    created: Option<PathBuf>,
+}
+
+impl OutDir {
+    pub fn create(dir: &Path) -> Result<OutDir> {
+        let top =
+            dir.ancestors().take_while(|a| !a.as_os_str().is_empty() && !a.exists()).last().map(Path::to_path_buf);
+        std::fs::create_dir_all(dir).with_context(|| format!("creating output directory {}", dir.display()))?;
+        if let (Some(t), Ok(mut created)) = (&top, CREATED.lock()) {
+            created.push(t.clone());
+        }
+        Ok(OutDir { created: top })
+    }
+
+    /// The command wrote its outputs: the directory stays.
+    pub fn keep(mut self) {
+        self.forget();
+    }
+
+    fn forget(&mut self) {
+        if let (Some(t), Ok(mut created)) = (self.created.take(), CREATED.lock()) {
+            created.retain(|d| *d != t);
+        }
+    }
+}
+
+impl Drop for OutDir {
+    fn drop(&mut self) {
+        if let Some(t) = self.created.clone() {
+            remove_if_empty(&t);
+            self.forget();
+        }
+    }
+}
+
+/// Remove `dir` if it holds nothing but empty directories (best effort).
+fn remove_if_empty(dir: &Path) {
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                remove_if_empty(&e.path());
+            }
+        }
+    }
+    let _ = std::fs::remove_dir(dir);
 }
 
 /// Files written under temporary names, renamed into place together by [`Staged::commit`];
@@ -147,6 +208,30 @@ mod tests {
             std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         v.sort();
         v
+    }
+
+    /// A directory created for a command that then fails is removed, with the parents it
+    /// needed, when nothing was written into it; one that existed before, or that is kept, stays.
+    #[test]
+    fn a_created_output_directory_goes_when_the_command_fails() {
+        let root = tempfile::tempdir().unwrap();
+        let out = root.path().join("a").join("b");
+        let dir = OutDir::create(&out).unwrap();
+        assert!(out.is_dir());
+        // A staged file dropped uncommitted leaves its parent directory empty.
+        let mut staged = Staged::new(&out);
+        staged.add("sub/report.md", b"x").unwrap();
+        drop(staged);
+        assert!(out.join("sub").is_dir());
+        drop(dir);
+        assert!(!root.path().join("a").exists(), "{:?}", names(root.path()));
+
+        let dir = OutDir::create(&out).unwrap();
+        dir.keep();
+        assert!(out.is_dir());
+        let again = OutDir::create(&out).unwrap();
+        drop(again);
+        assert!(out.is_dir(), "a directory that existed before is left alone");
     }
 
     /// A write that fails halfway (as on a full disk) leaves the earlier file as it was and no

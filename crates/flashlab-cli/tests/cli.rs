@@ -1352,7 +1352,7 @@ fn a_failed_run_leaves_earlier_results_untouched() {
     let trace = out.with_extension("bad.ascii");
     std::fs::write(&trace, lines.join("\n") + "\n").unwrap();
     let path = format!("workload.path={}", trace.display());
-    let o = flashlab(&[
+    let args = [
         "run",
         "configs/default.toml",
         "--quiet",
@@ -1371,13 +1371,24 @@ fn a_failed_run_leaves_earlier_results_untouched() {
         "host.out_of_range=\"wrap\"",
         "--set",
         &path,
-    ]);
+    ];
+    let o = flashlab(&args);
     let t = text(&o);
     assert!(!o.status.success(), "{t}");
     assert!(t.contains(":61") && t.contains("no output was written"), "{t}");
     assert_eq!(std::fs::read(out.join("results.json")).unwrap(), json);
     assert_eq!(std::fs::read(out.join("series.csv")).unwrap(), csv);
     assert_eq!(listing(&out), ["results.json", "series.csv"]);
+
+    // Into a directory that did not exist: none is left behind (nor the parent it needed).
+    let fresh = tmp("failed-run-fresh");
+    let sub = fresh.join("sub");
+    let args: Vec<&str> =
+        args.iter().map(|&a| if a == out.to_str().unwrap() { sub.to_str().unwrap() } else { a }).collect();
+    let o = flashlab(&args);
+    let t = text(&o);
+    assert!(!o.status.success() && t.contains(":61") && t.contains("no output was written"), "{t}");
+    assert!(!fresh.exists(), "{t}");
 }
 
 /// Ctrl-C during a run stops it with status 130, says nothing was written, and leaves the

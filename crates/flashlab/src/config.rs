@@ -345,8 +345,15 @@ impl Config {
                 // At the root (e.g. a missing section): no field to name.
                 return Error::input(Location::file(source), e.into_inner().message().to_string());
             }
-            let overridden =
-                overrides.iter().position(|o| o.split_once('=').is_some_and(|(k, _)| path.starts_with(k.trim())));
+            // The override that set the key, a table above it, or (an unknown key or section)
+            // something below it.
+            let overridden = overrides.iter().rposition(|o| {
+                o.split_once('=').is_some_and(|(k, _)| {
+                    let k = k.trim();
+                    let below = |a: &str, b: &str| a.strip_prefix(b).is_some_and(|r| r.starts_with('.'));
+                    path == k || below(&path, k) || below(k, &path)
+                })
+            });
             let at = match overridden {
                 Some(i) => Location::file(labels[i].clone()).with_field(path.clone()),
                 None => {
@@ -425,6 +432,8 @@ impl Config {
                     if origin != self.source {
                         at.file = origin;
                         at.line = None;
+                    } else if at.line.is_none() {
+                        at.line = self.source_text.as_deref().and_then(|t| line_of(t, field));
                     }
                 }
                 Error::Input { at, msg }
@@ -593,6 +602,10 @@ fn line_of(text: &str, path: &str) -> Option<u64> {
         let line = raw.trim();
         if let Some(h) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
             section = h.trim().to_string();
+            // A table header is where a section named by `path` (or one inside it) starts.
+            if section == path || section.strip_prefix(path).is_some_and(|r| r.starts_with('.')) {
+                return Some(i as u64 + 1);
+            }
             continue;
         }
         let Some((key, _)) = line.split_once('=') else { continue };

@@ -325,3 +325,29 @@ fn errors_after_parsing_are_blamed_on_the_override_that_set_the_key() {
     assert_eq!(cfg.origin_of("workload.theta"), "--set workload={kind=\"zipf\", theta=\"x\"}");
     assert_eq!(cfg.origin_of("workloads.theta"), "preset default");
 }
+
+/// An unknown key or section is placed where it was written: at its line in the file (a table
+/// header included), or on the override that set it, never on the file for an override's key.
+#[test]
+fn unknown_keys_are_placed_where_they_were_written() {
+    // A section set only by an override (the file has no `nosuch`).
+    check_err(&["nosuch.key=1"], &["--set nosuch.key=1: field `nosuch`", "unknown field `nosuch`"]);
+    let err = |text: &str| Config::from_toml_str(text, "good.toml", &[]).unwrap_err().to_string();
+    // A section header in the file: its line (GOOD's last line is 10).
+    let msg = err(&format!("{GOOD}[nosuch]\nx = 1\n"));
+    assert!(msg.starts_with("good.toml:11: field `nosuch`"), "{msg}");
+    // A missing key of a section: the section's header line.
+    let msg = err("[device]\nblocks_per_plane = 64\n");
+    assert!(msg.starts_with("good.toml:1: field `device`") && msg.contains("pages_per_block"), "{msg}");
+    // A generator's unknown key (checked after parsing, by the generator): its line, or the
+    // override.
+    let text = "[device]\nblocks_per_plane = 64\npages_per_block = 64\nover_provisioning = 0.1\n\
+                [workload]\nkind = \"uniform\"\nwrites = \"1MiB\"\n";
+    let cfg = Config::from_toml_str(text, "gen.toml", &[]).unwrap();
+    let msg = flashlab::sim::validate(&cfg).unwrap_err().to_string();
+    assert!(msg.starts_with("gen.toml:7: field `workload.writes`"), "{msg}");
+    assert!(msg.contains("`uniform` has no keys of its own"), "{msg}");
+    let cfg = Config::from_toml_str(text, "gen.toml", &["workload.colour=1".into()]).unwrap();
+    let msg = flashlab::sim::validate(&cfg).unwrap_err().to_string();
+    assert!(msg.starts_with("--set workload.colour=1: field `workload.colour`"), "{msg}");
+}

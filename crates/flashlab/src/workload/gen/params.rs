@@ -179,6 +179,8 @@ pub fn parse_extras<T: DeserializeOwned>(generator: &str, rest: toml::Table, ctx
 
 fn extras_error(generator: &str, key: &str, message: &str, ctx: &GenContext) -> Error {
     let msg = if message.starts_with("unknown field") {
+        // serde's wording for a generator without keys of its own.
+        let message = message.replace(", there are no fields", &format!(": `{generator}` has no keys of its own"));
         format!("unknown key for generator `{generator}` ({message}; common keys: {})", COMMON_KEYS.join(", "))
     } else {
         format!("generator `{generator}`: {message}")
