@@ -310,7 +310,12 @@ def sweep(
             row["error"] = out.errors[i]
         row.update({(f"result.{k}" if k in row else k): v for k, v in (out.rows[i] or {}).items()})
         table.append(row)
-    return pd.DataFrame(table)
+    df = pd.DataFrame(table)
+    if errors == "record":
+        # Object dtype, so a successful point reads None (pandas 3 would infer a string column
+        # and turn None into NaN).
+        df["error"] = pd.Series(out.errors, dtype=object, index=df.index)
+    return df
 
 
 def _check_sweep_args(backend, max_workers, overrides, progress, ray_address, errors) -> None:

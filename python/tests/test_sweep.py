@@ -265,6 +265,7 @@ def test_record_keeps_invalid_points_and_runs_the_rest():
     df = flashlab.sweep("default", {"ftl.gc": ["greedy", "nope"]}, backend="thread", overrides=SMALL,
                         progress=False, errors="record")
     assert df["error"].isna().tolist() == [True, False]
+    assert df.loc[0, "error"] is None, "a successful point's error is None, as documented"
     assert "unknown GC policy `nope`" in df.loc[1, "error"]
     assert pd.isna(df.loc[1, "waf"]) and not pd.isna(df.loc[0, "waf"])
 

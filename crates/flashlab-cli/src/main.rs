@@ -25,6 +25,7 @@ struct Cli {
 enum Cmd {
     /// Run one simulation from a TOML config (a path, or the name of a shipped preset).
     Run {
+        /// A TOML config file, or a preset's name (see `flashlab list`).
         config: String,
         /// Directory for results.json and series.csv.
         #[arg(long, default_value = "out")]
@@ -82,11 +83,13 @@ enum Cmd {
         /// quick (scaled down, seconds) or paper (the paper's devices and volumes).
         #[arg(long, default_value = "quick")]
         scale: String,
+        /// Directory for the reports (DIR above).
         #[arg(long, default_value = "out")]
         out: PathBuf,
         /// Simulations run in parallel (default: available cores).
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
         threads: Option<u32>,
+        /// No progress bars.
         #[arg(long)]
         quiet: bool,
         /// Replace the outputs of an earlier reproduction in --out (without it, they are refused).
@@ -95,6 +98,7 @@ enum Cmd {
     },
     /// Plot a run's results.json: running WAF, erase-count distribution, latency CDF (timing mode).
     Plot {
+        /// A run's results.json.
         results: PathBuf,
         /// Where to write the SVGs (default: beside results.json).
         #[arg(long)]
@@ -133,6 +137,7 @@ enum Cmd {
 enum ConfigCmd {
     /// Print the resolved config (a path or a preset, with --set overrides) as TOML.
     Show {
+        /// A TOML config file, or a preset's name.
         config: String,
         /// Override a config key, e.g. --set ftl.gc=fifo
         #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -144,6 +149,7 @@ enum ConfigCmd {
 enum TraceCmd {
     /// Records, read/write mix, size histogram, address span, footprint.
     Stats {
+        /// A trace file (plain, or .gz, .zst, .bz2), or `builtin:NAME` (see `flashlab list`).
         file: PathBuf,
         /// Trace format (default: detected); see `flashlab list`.
         #[arg(long)]
@@ -153,7 +159,7 @@ enum TraceCmd {
         device: Option<u64>,
         /// Page size for the footprint: bytes or a size with a unit (4096, 4KiB); a power of
         /// two of at least 512 B.
-        #[arg(long, default_value = "4KiB", value_parser = parse_size)]
+        #[arg(long, default_value = "4KiB", value_parser = parse_page_size)]
         page_size: u64,
         /// Print JSON instead of a table.
         #[arg(long)]
@@ -164,6 +170,15 @@ enum TraceCmd {
 /// A byte size with an optional unit, as config files take them.
 fn parse_size(text: &str) -> Result<u64, String> {
     flashlab::units::parse_size(text)
+}
+
+/// A page size: a size that is a power of two from 512 B on.
+fn parse_page_size(text: &str) -> Result<u64, String> {
+    let bytes = parse_size(text)?;
+    flashlab::nand::geometry::check_page_size("page size", bytes).map(u64::from).map_err(|e| match e {
+        flashlab::Error::Config { msg, .. } => msg,
+        e => e.to_string(),
+    })
 }
 
 /// Print to stdout; a closed pipe (`flashlab list | head`) ends the program quietly.

@@ -521,6 +521,9 @@ fn conflicting_and_impossible_options_are_refused() {
     let o = flashlab(&["trace", "stats", "builtin:msnfs", "--page-size", "3000"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("3000 bytes is not a power of two"), "{}", text(&o));
+    assert!(text(&o).contains("--page-size"), "the error names the flag: {}", text(&o));
+    // The JSON's jump distances are bytes, and named so.
+    assert!(v["jump_distance"][0]["bytes"].as_u64().is_some_and(|b| b > 0), "{v}");
 }
 
 /// A config path that does not exist is an error even when a preset has its stem (outside the

@@ -51,7 +51,7 @@ use crate::error::{Error, Location};
 use crate::registry::{Entry, Registry};
 
 pub use detect::{detect_format, Detect, Sample};
-pub use stats::{stats, DeviceCount, SizeBucket, TraceStats};
+pub use stats::{stats, ByteBucket, DeviceCount, SizeBucket, TraceStats};
 
 pub(crate) use reader::{Kept, Reader, Record, Source};
 

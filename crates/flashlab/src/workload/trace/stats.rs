@@ -21,6 +21,16 @@ pub struct SizeBucket {
     pub count: u64,
 }
 
+/// Bytes in a power-of-two range of a distance: `[min_bytes, 2 * min_bytes)`.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ByteBucket {
+    /// The lower bound as text ("512B", "4KiB", "1MiB").
+    pub label: String,
+    pub min_bytes: u64,
+    /// Bytes whose distance falls in the range.
+    pub bytes: u64,
+}
+
 /// Records of one device / volume.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct DeviceCount {
@@ -71,9 +81,9 @@ pub struct TraceStats {
     /// are jumps: scattered small writes, metadata, random phases.
     pub sequential_write_bytes: u64,
     /// The other written bytes (jumps) by distance from the nearest end of the previous
-    /// `STREAMS` (8) writes of the device, in power-of-two buckets (`count` = bytes); jumps with
-    /// no previous write on their device are left out.
-    pub jump_distance: Vec<SizeBucket>,
+    /// `STREAMS` (8) writes of the device, in power-of-two buckets; jumps with no previous
+    /// write on their device are left out.
+    pub jump_distance: Vec<ByteBucket>,
 }
 
 /// Interleaved write streams a continuation may follow (see `sequential_write_bytes`).
@@ -219,7 +229,7 @@ impl Acc {
             .collect();
         s.jump_distance = (0..64)
             .filter(|&k| self.jump_buckets[k] > 0)
-            .map(|k| SizeBucket { label: size_label(1 << k), min_bytes: 1 << k, count: self.jump_buckets[k] })
+            .map(|k| ByteBucket { label: size_label(1 << k), min_bytes: 1 << k, bytes: self.jump_buckets[k] })
             .collect();
         s.footprint_pages = self.extents.pages();
         s.footprint_pages_merged = self.merged.pages();
@@ -368,10 +378,10 @@ impl TraceStats {
     /// The distance (a power of two) within which `share` of the jump bytes land: the upper
     /// bound of the bucket where the cumulative share reaches it. `None` without jumps.
     pub fn jump_within(&self, share: f64) -> Option<u64> {
-        let total: u64 = self.jump_distance.iter().map(|b| b.count).sum();
+        let total: u64 = self.jump_distance.iter().map(|b| b.bytes).sum();
         let mut acc = 0;
         for b in &self.jump_distance {
-            acc += b.count;
+            acc += b.bytes;
             if acc as f64 >= share * total as f64 {
                 return Some(b.min_bytes.saturating_mul(2));
             }
@@ -472,7 +482,7 @@ mod tests {
         acc.add(&w(1 << 20, 10)); // 1 MiB - 4206 B from the nearest end
         acc.add(&w((1 << 20) + 10 + 5000, 10)); // 5000 B after the previous end
         let s = acc.finish("t".into(), "csv".into(), 1.0);
-        let got: Vec<(u64, u64)> = s.jump_distance.iter().map(|b| (b.min_bytes, b.count)).collect();
+        let got: Vec<(u64, u64)> = s.jump_distance.iter().map(|b| (b.min_bytes, b.bytes)).collect();
         assert_eq!(got, vec![(64, 10), (4096, 10), (1 << 19, 10)]);
         assert_eq!(
             (s.jump_within(0.3), s.jump_within(0.5), s.jump_within(0.9)),
