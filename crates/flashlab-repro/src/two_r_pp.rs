@@ -1079,7 +1079,7 @@ fn returned_section(w: &mut String, runs: &Runs, scale: Scale) {
             let paper_cc = paper::CC_SHARE_2R
                 .iter()
                 .find(|(k, _)| *k == b.paper_row && p == "2R" && OLTP.contains(&b.key))
-                .map_or("".into(), |(_, v)| pct(*v));
+                .map_or("—".into(), |(_, v)| pct(*v));
             let _ = writeln!(w, "| {} | {p} | {} | {paper_cc} |", b.key, flows.join(", "));
         }
     }

@@ -475,7 +475,10 @@ impl Config {
                 if !(op.is_finite() && (0.0..=MAX_OVER_PROVISIONING).contains(&op)) {
                     return Err(Error::config(
                         "device.over_provisioning",
-                        format!("{} is not a fraction from 0 to {MAX_OVER_PROVISIONING}", crate::units::number(op)),
+                        format!(
+                            "{} is out of range: spare space as a fraction of the logical capacity, from 0 to {MAX_OVER_PROVISIONING} (0.07 is 7%)",
+                            crate::units::number(op)
+                        ),
                     ));
                 }
                 // physical / (1 + op) <= physical, a u64: the float-to-int cast cannot saturate.
@@ -543,8 +546,8 @@ impl Config {
             if valid.contains(&name) {
                 return Ok(());
             }
-            let from = self.origin_of(key);
-            Err(Error::config(key, format!("{} (in {from})", Error::unknown(kind, name, valid))))
+            // Placed on the file's line or the override by `attribute`.
+            Err(Error::config(key, Error::unknown(kind, name, valid).to_string()))
         };
         use crate::{buffer, ftl, host, workload};
         // (registry, the name chosen from it, if any): the key and the word come from the registry.

@@ -53,6 +53,11 @@ fn sniff_blkparse(s: &Sample) -> bool {
 /// Bits of dev_t below the major number (Linux kernel `MINORBITS`).
 const MINOR_BITS: u32 = 20;
 
+/// A device number as blkparse prints it: `major,minor`.
+pub fn show_dev(dev: u64) -> String {
+    format!("{},{}", dev >> MINOR_BITS, dev & ((1 << MINOR_BITS) - 1))
+}
+
 fn open(input: Input, _settings: &Settings) -> Result<Box<dyn Source>, Error> {
     Ok(LineSource::boxed(input, Blkparse))
 }

@@ -73,7 +73,7 @@ pub fn detect_format(path: &Path) -> Result<&'static str, Error> {
     }
     sniff(&Sample { lines: &sample, ext: &ext }).map_err(|why| {
         let msg = format!(
-            "cannot detect the trace format ({why}); name it with --format or `format = \"...\"` in [workload]; valid formats: {}",
+            "cannot detect the trace format ({why}); name it (`format = \"...\"` in [workload], `--format` of `flashlab trace stats`, `format=` in Python); valid formats: {}",
             format_names().join(", ")
         );
         Error::input(at_file(&path.display().to_string()), msg)

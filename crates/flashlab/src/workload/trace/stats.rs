@@ -395,8 +395,13 @@ impl TraceStats {
         };
         let mut busiest: Vec<&DeviceCount> = self.per_device.iter().collect();
         busiest.sort_by(|a, b| b.records.cmp(&a.records).then(a.device.cmp(&b.device)));
+        // blkparse's device numbers are dev_t: shown as it prints them, `major,minor`, too.
+        let name = |d: u64| match self.format.as_str() {
+            "blkparse" => format!("{d} ({})", super::blkparse::show_dev(d)),
+            _ => d.to_string(),
+        };
         let shown: Vec<String> =
-            busiest.iter().take(DEVICES_SHOWN).map(|d| format!("{}: {}", d.device, d.records)).collect();
+            busiest.iter().take(DEVICES_SHOWN).map(|d| format!("{}: {}", name(d.device), d.records)).collect();
         let more = if busiest.len() > DEVICES_SHOWN { ", ..." } else { "" };
         writeln!(f, "devices          {n} (records by device, busiest first: {}{more})", shown.join(", "))
     }
