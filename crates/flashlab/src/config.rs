@@ -362,7 +362,7 @@ impl Config {
                     at
                 }
             };
-            let mut msg = e.into_inner().message().to_string();
+            let mut msg = crate::units::plain_types(e.into_inner().message());
             if let Some(hint) = moved_key(&path) {
                 msg.push_str(&format!("; {hint}"));
             }

@@ -130,8 +130,9 @@ pub struct Listing {
 /// struct whose schema the entry's `params` gives; unknown keys and wrong types are errors naming
 /// `table.key`.
 pub fn parse_params<T: serde::de::DeserializeOwned>(table: &str, params: &toml::Table) -> Result<T, Error> {
-    serde_path_to_error::deserialize(toml::Value::Table(params.clone()))
-        .map_err(|e| Error::config(format!("{table}.{}", e.path()), e.into_inner().message().to_string()))
+    serde_path_to_error::deserialize(toml::Value::Table(params.clone())).map_err(|e| {
+        Error::config(format!("{table}.{}", e.path()), crate::units::plain_types(e.into_inner().message()))
+    })
 }
 
 /// For entries without parameters: any key in their table is an error.

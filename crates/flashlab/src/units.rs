@@ -150,6 +150,39 @@ pub fn number(v: f64) -> String {
     }
 }
 
+/// A serde message with Rust's type names in words: "expected u32" becomes "expected a whole
+/// number from 0 to 4294967295" (a config's reader need not know Rust).
+pub fn plain_types(msg: &str) -> String {
+    const WORDS: [(&str, &str); 10] = [
+        ("u8", "a whole number from 0 to 255"),
+        ("u16", "a whole number from 0 to 65535"),
+        ("u32", "a whole number from 0 to 4294967295"),
+        ("u64", "a whole number from 0 to 18446744073709551615"),
+        ("usize", "a whole number from 0 to 18446744073709551615"),
+        ("i32", "a whole number from -2147483648 to 2147483647"),
+        ("i64", "a whole number"),
+        ("f32", "a number"),
+        ("f64", "a number"),
+        ("char", "a single character"),
+    ];
+    let mut out = msg.to_string();
+    for (ty, words) in WORDS {
+        let pattern = format!("expected {ty}");
+        let mut from = 0;
+        while let Some(i) = out[from..].find(&pattern).map(|i| i + from) {
+            let end = i + pattern.len();
+            // Only the whole type name: not `u32x` or `u8_thing`.
+            if out[end..].starts_with(|c: char| c.is_alphanumeric() || c == '_') {
+                from = end;
+                continue;
+            }
+            out.replace_range(i..end, &format!("expected {words}"));
+            from = i + "expected ".len() + words.len();
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,5 +197,19 @@ mod tests {
         assert!(parse_size("4 parsecs").unwrap_err().contains("unknown size unit"));
         assert!(parse_size("KiB").is_err());
         assert!(parse_size("0.3B").is_err());
+    }
+
+    #[test]
+    fn serde_type_names_read_as_words() {
+        assert_eq!(
+            plain_types("invalid type: string \"abc\", expected u32"),
+            "invalid type: string \"abc\", expected a whole number from 0 to 4294967295"
+        );
+        assert_eq!(
+            plain_types("invalid type: string \"x\", expected f64"),
+            "invalid type: string \"x\", expected a number"
+        );
+        assert_eq!(plain_types("expected u32x or u8"), "expected u32x or u8", "only `expected TYPE`, whole");
+        assert_eq!(plain_types("expected a boolean"), "expected a boolean");
     }
 }

@@ -143,7 +143,7 @@ fn bad_values_give_clear_errors() {
         ("hot_access = 1.01", &["workload.hot_access"]),
         ("hot_space = 0.0", &["workload.hot_space"]),
         ("hot_space = 1.0", &["workload.hot_space"]),
-        ("d0 = \"a lot\"", &["workload.d0", "expected f64"]),
+        ("d0 = \"a lot\"", &["workload.d0", "expected a number"]),
         ("read_share = 0.3", &["workload.read_share", "only page writes"]),
         ("trim_share = 0.1", &["workload.trim_share", "only page writes"]),
         ("request_size = \"8KiB\"", &["workload.request_size", "whole pages", "8192 B"]),

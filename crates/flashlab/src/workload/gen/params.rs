@@ -171,10 +171,12 @@ pub fn parse_extras<T: DeserializeOwned>(generator: &str, rest: toml::Table, ctx
     for (key, value) in &rest {
         let single: toml::Table = std::iter::once((key.clone(), value.clone())).collect();
         if let Err(e) = single.try_into::<T>() {
-            return Err(extras_error(generator, key, e.message(), ctx));
+            return Err(extras_error(generator, key, &crate::units::plain_types(e.message()), ctx));
         }
     }
-    rest.try_into::<T>().map_err(|e| Error::input(Location::file(&ctx.source).with_field("workload"), e.message()))
+    rest.try_into::<T>().map_err(|e| {
+        Error::input(Location::file(&ctx.source).with_field("workload"), crate::units::plain_types(e.message()))
+    })
 }
 
 fn extras_error(generator: &str, key: &str, message: &str, ctx: &GenContext) -> Error {

@@ -170,7 +170,7 @@ impl TraceOptions {
 fn blame_key(table: &toml::Table, e: &toml::de::Error) -> Error {
     fn check<T: serde::de::DeserializeOwned>(table: &toml::Table, key: &str) -> Option<String> {
         let value = table.get(key)?.clone();
-        value.try_into::<T>().err().map(|e| e.message().to_string())
+        value.try_into::<T>().err().map(|e| crate::units::plain_types(e.message()))
     }
     let culprit = [
         ("path", check::<PathBuf>(table, "path")),
@@ -187,7 +187,7 @@ fn blame_key(table: &toml::Table, e: &toml::de::Error) -> Error {
     match culprit {
         Some((key, msg)) => Error::config(format!("workload.{key}"), msg),
         None if !table.contains_key("path") => Error::config("workload.path", "a trace workload needs `path`"),
-        None => Error::config("workload", e.message()),
+        None => Error::config("workload", crate::units::plain_types(e.message())),
     }
 }
 
@@ -397,7 +397,7 @@ mod tests {
         assert!(TraceOptions::from_table(&table, "cfg.toml").is_err());
         let table: toml::Table = toml::from_str("path = \"a.csv\"\ndevice = \"x\"").unwrap_or_default();
         let err = TraceOptions::from_table(&table, "cfg.toml").err().map(|e| e.to_string()).unwrap_or_default();
-        assert!(err.contains("workload.device") && err.contains("expected u64"), "{err}");
+        assert!(err.contains("workload.device") && err.contains("expected a whole number from 0"), "{err}");
         for bad in ["-1", "2.5", "0"] {
             let table: toml::Table = toml::from_str(&format!("path = \"a.csv\"\nrepeat = {bad}")).unwrap_or_default();
             let err = TraceOptions::from_table(&table, "cfg.toml").err().map(|e| e.to_string()).unwrap_or_default();
