@@ -514,20 +514,33 @@ impl<M: MapTable> PageFtl<M> {
         let (first, end) = (victim * pps, victim * pps + pps);
         let mut done = t_ns;
         if self.nand.timing() {
-            // Walk the victim's valid bits a word at a time: invalid pages cost nothing.
-            let mut word_start = first & !63;
-            while word_start < end {
-                let mut bits = self.valid_bits[word_start as usize / 64];
-                while bits != 0 {
-                    let ppn = word_start + bits.trailing_zeros();
-                    bits &= bits - 1;
-                    if ppn < first || ppn >= end {
-                        continue;
-                    }
-                    done = done.max(self.move_valid(ppn, victim, stream, pool, t_ns)?);
-                }
-                word_start += 64;
+            // The victim's valid pages and their logical pages, listed once (nothing a move does
+            // changes the victim's valid bits or OOB but the move itself), then moved one by one
+            // in page order, each booked on the timeline; the L2P entries asked for ahead.
+            const AHEAD: usize = 16;
+            self.nand.prefetch_oob(first, pps);
+            let mut srcs = std::mem::take(&mut self.gc_srcs);
+            let mut lpns = std::mem::take(&mut self.gc_lpns);
+            set_bits_in(&self.valid_bits, first, end, self.nand.oob_range(first, end), &mut srcs, &mut lpns);
+            for &lpn in lpns.iter().take(AHEAD) {
+                crate::hint::prefetch(&self.l2p, lpn as usize);
             }
+            let mut result = Ok(());
+            for (k, (&ppn, &lpn)) in srcs.iter().zip(&lpns).enumerate() {
+                if let Some(&next) = lpns.get(k + AHEAD) {
+                    crate::hint::prefetch(&self.l2p, next as usize);
+                }
+                match self.move_valid(ppn, lpn, victim, stream, pool, t_ns) {
+                    Ok(t) => done = done.max(t),
+                    Err(e) => {
+                        result = Err(e);
+                        break;
+                    }
+                }
+            }
+            self.gc_srcs = srcs;
+            self.gc_lpns = lpns;
+            result?;
         } else {
             self.move_runs(victim, stream, pool)?;
         }
@@ -608,10 +621,20 @@ impl<M: MapTable> PageFtl<M> {
         Ok(())
     }
 
-    /// Move one valid page of `victim` to the frontier of (stream, pool).
+    /// Move valid page `ppn` of `victim`, holding `lpn` per its OOB, to the frontier of
+    /// (stream, pool).
     #[inline]
-    fn move_valid(&mut self, ppn: u32, victim: u32, stream: usize, pool: u32, t_ns: u64) -> Result<u64, Error> {
-        let Lpn(lpn) = self.nand.oob_lpn(Ppn(ppn)).expect("a valid page carries its lpn in the OOB");
+    fn move_valid(
+        &mut self,
+        ppn: u32,
+        lpn: u32,
+        victim: u32,
+        stream: usize,
+        pool: u32,
+        t_ns: u64,
+    ) -> Result<u64, Error> {
+        assert_ne!(lpn, crate::nand::NO_LPN, "valid page {ppn} carries no lpn in its OOB");
+        let lpn = lpn as u64;
         let dst = match self.segs.frontier_page(stream, pool) {
             Some(p) => p,
             None => self.take_page(stream, pool, t_ns)?,
