@@ -424,15 +424,22 @@ impl<M: MapTable> PageFtl<M> {
                 }
                 return Err(Error::DeviceFull(format!("GC found no victim in pool {pool}")));
             };
-            assert_eq!(self.segs.layout.pool_of(victim), pool, "policy chose segment {victim} outside pool {pool}");
+            assert_eq!(
+                self.segs.layout.pool_of(victim),
+                pool,
+                "GC policy `{}` chose segment {victim} outside pool {pool}",
+                self.policy_name
+            );
             assert_eq!(
                 self.segs.state[victim as usize],
                 gc::SegState::Sealed,
-                "policy chose unsealed segment {victim}"
+                "GC policy `{}` chose unsealed segment {victim}",
+                self.policy_name
             );
             assert!(
                 pps - self.segs.valid[victim as usize] >= min_invalid,
-                "policy chose segment {victim} with fewer than {min_invalid} invalid pages"
+                "GC policy `{}` chose segment {victim} with fewer than {min_invalid} invalid pages",
+                self.policy_name
             );
             self.fruitless = if self.segs.valid[victim as usize] == pps { self.fruitless + 1 } else { 0 };
             if self.fruitless > 0 && !self.pool_has_invalid(pool, victim) {
