@@ -345,13 +345,15 @@ impl Config {
                 // At the root (e.g. a missing section): no field to name.
                 return Error::input(Location::file(source), e.into_inner().message().to_string());
             }
-            // The override that set the key, a table above it, or (an unknown key or section)
-            // something below it.
+            // The override that set the key or a table above it; for an unknown key or section
+            // (the path names it), also one that set something inside it. (A missing key's path
+            // is its table: an override setting another key there is not the cause.)
+            let unknown = e.inner().message().starts_with("unknown field");
             let overridden = overrides.iter().rposition(|o| {
                 o.split_once('=').is_some_and(|(k, _)| {
                     let k = k.trim();
                     let below = |a: &str, b: &str| a.strip_prefix(b).is_some_and(|r| r.starts_with('.'));
-                    path == k || below(&path, k) || below(k, &path)
+                    path == k || below(&path, k) || (unknown && below(k, &path))
                 })
             });
             let at = match overridden {

@@ -336,8 +336,13 @@ fn unknown_keys_are_placed_where_they_were_written() {
     // A section header in the file: its line (GOOD's last line is 10).
     let msg = err(&format!("{GOOD}[nosuch]\nx = 1\n"));
     assert!(msg.starts_with("good.toml:11: field `nosuch`"), "{msg}");
-    // A missing key of a section: the section's header line.
+    // A missing key of a section: the section's header line, even when an override set
+    // another key of that section.
     let msg = err("[device]\nblocks_per_plane = 64\n");
+    assert!(msg.starts_with("good.toml:1: field `device`") && msg.contains("pages_per_block"), "{msg}");
+    let msg = Config::from_toml_str("[device]\nblocks_per_plane = 64\n", "good.toml", &["device.channels=2".into()])
+        .unwrap_err()
+        .to_string();
     assert!(msg.starts_with("good.toml:1: field `device`") && msg.contains("pages_per_block"), "{msg}");
     // A generator's unknown key (checked after parsing, by the generator): its line, or the
     // override.
