@@ -515,26 +515,16 @@ impl<M: MapTable> PageFtl<M> {
                 g.count[pool as usize] -= 1;
             }
         }
-        let pps = self.segs.layout.pages_per_segment;
         let view = self.segs.view(self.counters.host_writes);
         let stream = self.policy.gc_stream(&view, victim);
-        let (first, end) = (victim * pps, victim * pps + pps);
         let mut done = t_ns;
         if self.nand.timing() {
-            // The victim's valid pages and their logical pages, listed once (nothing a move does
-            // changes the victim's valid bits or OOB but the move itself), then moved one by one
-            // in page order, each booked on the timeline; the L2P entries asked for ahead.
-            const AHEAD: usize = 16;
-            self.nand.prefetch_oob(first, pps);
-            let mut srcs = std::mem::take(&mut self.gc_srcs);
-            let mut lpns = std::mem::take(&mut self.gc_lpns);
-            set_bits_in(&self.valid_bits, first, end, self.nand.oob_range(first, end), &mut srcs, &mut lpns);
-            for &lpn in lpns.iter().take(AHEAD) {
-                crate::hint::prefetch(&self.l2p, lpn as usize);
-            }
+            // Listed once (nothing a move does changes the victim's valid bits or OOB but the
+            // move itself), then moved one by one in page order, each booked on the timeline.
+            let (srcs, lpns) = self.list_victim(victim);
             let mut result = Ok(());
             for (k, (&ppn, &lpn)) in srcs.iter().zip(&lpns).enumerate() {
-                if let Some(&next) = lpns.get(k + AHEAD) {
+                if let Some(&next) = lpns.get(k + GC_AHEAD) {
                     crate::hint::prefetch(&self.l2p, next as usize);
                 }
                 match self.move_valid(ppn, lpn, victim, stream, pool, t_ns) {
@@ -561,26 +551,33 @@ impl<M: MapTable> PageFtl<M> {
         Ok(())
     }
 
+    /// The valid pages of `victim` and the logical pages their OOB names, in page order, in GC's
+    /// reused lists (taken from `gc_srcs` / `gc_lpns`; the caller puts them back). The victim's
+    /// OOB was written long ago: its lines are asked for at once, so they arrive together while
+    /// the valid bits are listed (~10% on bench-accounting); then the first [`GC_AHEAD`] L2P
+    /// entries the moves will write.
+    fn list_victim(&mut self, victim: u32) -> (Vec<u32>, Vec<u32>) {
+        let pps = self.segs.layout.pages_per_segment;
+        let (first, end) = (victim * pps, victim * pps + pps);
+        self.nand.prefetch_oob(first, pps);
+        let mut srcs = std::mem::take(&mut self.gc_srcs);
+        let mut lpns = std::mem::take(&mut self.gc_lpns);
+        set_bits_in(&self.valid_bits, first, end, self.nand.oob_range(first, end), &mut srcs, &mut lpns);
+        for &lpn in lpns.iter().take(GC_AHEAD) {
+            crate::hint::prefetch(&self.l2p, lpn as usize);
+        }
+        (srcs, lpns)
+    }
+
     /// Accounting mode: move the valid pages of `victim` as [`PageFtl::move_valid`] does one by
     /// one, in the same order and to the same pages, with the same state at every seal (the only
     /// point a policy looks), but in runs: the victim's valid pages and their logical pages are
     /// listed once, then copied to the frontier one open-segment stretch at a time, with the
     /// counters updated once per stretch and the L2P entries asked for ahead of their writes.
     fn move_runs(&mut self, victim: u32, stream: usize, pool: u32) -> Result<(), Error> {
-        // L2P entries asked for this many moves ahead (bench-accounting, alternating runs on a
-        // quiet machine: 16 was ~5% faster than 8; 32 no faster than 16).
-        const AHEAD: usize = 16;
         let pps = self.segs.layout.pages_per_segment;
         let (first, end) = (victim * pps, victim * pps + pps);
-        // The victim's OOB was written long ago: its lines arrive together while the valid bits
-        // are listed, instead of one after another as they are read (~10% on bench-accounting).
-        self.nand.prefetch_oob(first, pps);
-        let mut srcs = std::mem::take(&mut self.gc_srcs);
-        let mut lpns = std::mem::take(&mut self.gc_lpns);
-        set_bits_in(&self.valid_bits, first, end, self.nand.oob_range(first, end), &mut srcs, &mut lpns);
-        for &lpn in lpns.iter().take(AHEAD) {
-            crate::hint::prefetch(&self.l2p, lpn as usize);
-        }
+        let (srcs, lpns) = self.list_victim(victim);
         let from = self.segs.stream[victim as usize] as usize;
         let into_cold = self.cold_stream[stream] && !self.cold_stream[from];
         let mut k = 0;
@@ -596,7 +593,7 @@ impl<M: MapTable> PageFtl<M> {
             };
             let run = k..k + n as usize;
             self.nand.move_run(&srcs[run.clone()], &lpns[run.clone()], dst);
-            let ahead = lpns.get(k + AHEAD..).unwrap_or_default();
+            let ahead = lpns.get(k + GC_AHEAD..).unwrap_or_default();
             for (i, &lpn) in lpns[run].iter().enumerate() {
                 if let Some(&next) = ahead.get(i) {
                     crate::hint::prefetch(&self.l2p, next as usize);
@@ -803,6 +800,10 @@ impl<M: MapTable> PageFtl<M> {
         assert!(lpn < self.l2p.len() as u64, "lpn {lpn} beyond the logical capacity: the host layer must reject it");
     }
 }
+
+/// GC asks for the L2P entry of a move this many moves ahead (bench-accounting, alternating runs
+/// on a quiet machine: 16 was ~5% faster than 8; 32 no faster than 16).
+const GC_AHEAD: usize = 16;
 
 /// Mask of the bits of word `w` (bits `64w .. 64w + 64`) inside `[from, to)`.
 #[inline]
