@@ -44,7 +44,10 @@ fn zero_and_negative_sizes() {
     // The rule, not "at least 1", for a zero page size; and a sub-sector page is refused.
     check_err(&["device.page_size=0"], &["device.page_size", "power of two from 512 B"]);
     check_err(&["device.page_size=256"], &["device.page_size", "power of two from 512 B"]);
-    check_err(&["device.over_provisioning=-0.1"], &["over_provisioning"]);
+    check_err(
+        &["device.over_provisioning=-0.1"],
+        &["over_provisioning", "-0.1 is out of range", "fraction of the logical capacity"],
+    );
     check_err(&["device.logical_capacity=\"-4KiB\""], &["size"]);
 }
 

@@ -816,3 +816,24 @@ fn msr_parse_speed() {
     );
     std::fs::remove_file(&path).ok();
 }
+
+/// `trace stats` names blkparse devices as blkparse prints them (`major,minor`) beside the
+/// dev_t number the `device` filter takes; an undetectable file's error says how to name the
+/// format from a config, the command line and Python.
+#[test]
+fn stats_show_blkparse_devices_as_major_minor_and_detection_hints_name_every_caller() {
+    let f = scratch("two-devices.blk");
+    std::fs::write(&f, "  8,0 1 1 0.000000000 1 D W 223490 + 8 [fio]\n  8,16 1 2 0.000100000 1 D R 1000 + 8 [fio]\n")
+        .unwrap();
+    let s = stats(&opts(f, None), 4096).unwrap();
+    assert_eq!(s.format, "blkparse");
+    let text = s.to_string();
+    assert!(text.contains("8388608 (8,0): 1") && text.contains("8388624 (8,16): 1"), "{text}");
+    let empty = scratch("nothing.txt");
+    std::fs::write(&empty, "").unwrap();
+    let e = err_text(stats(&opts(empty, None), 4096));
+    assert!(
+        e.contains("`format = \"...\"` in [workload]") && e.contains("`--format`") && e.contains("`format=` in Python"),
+        "{e}"
+    );
+}
