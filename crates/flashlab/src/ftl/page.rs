@@ -525,7 +525,7 @@ impl<M: MapTable> PageFtl<M> {
             let mut result = Ok(());
             for (k, (&ppn, &lpn)) in srcs.iter().zip(&lpns).enumerate() {
                 if let Some(&next) = lpns.get(k + GC_AHEAD) {
-                    crate::hint::prefetch(&self.l2p, next as usize);
+                    crate::hint::prefetch_l2(&self.l2p, next as usize);
                 }
                 match self.move_valid(ppn, lpn, victim, stream, pool, t_ns) {
                     Ok(t) => done = done.max(t),
@@ -564,7 +564,7 @@ impl<M: MapTable> PageFtl<M> {
         let mut lpns = std::mem::take(&mut self.gc_lpns);
         set_bits_in(&self.valid_bits, first, end, self.nand.oob_range(first, end), &mut srcs, &mut lpns);
         for &lpn in lpns.iter().take(GC_AHEAD) {
-            crate::hint::prefetch(&self.l2p, lpn as usize);
+            crate::hint::prefetch_l2(&self.l2p, lpn as usize);
         }
         (srcs, lpns)
     }
@@ -596,7 +596,7 @@ impl<M: MapTable> PageFtl<M> {
             let ahead = lpns.get(k + GC_AHEAD..).unwrap_or_default();
             for (i, &lpn) in lpns[run].iter().enumerate() {
                 if let Some(&next) = ahead.get(i) {
-                    crate::hint::prefetch(&self.l2p, next as usize);
+                    crate::hint::prefetch_l2(&self.l2p, next as usize);
                 }
                 self.l2p[lpn as usize] = dst + i as u32;
                 self.table.moved(lpn as u64);
@@ -801,9 +801,10 @@ impl<M: MapTable> PageFtl<M> {
     }
 }
 
-/// GC asks for the L2P entry of a move this many moves ahead (bench-accounting, alternating runs
-/// on a quiet machine: 16 was ~5% faster than 8; 32 no faster than 16).
-const GC_AHEAD: usize = 16;
+/// GC asks for the L2P entry of a move this many moves ahead, into L2 ([`crate::hint::prefetch_l2`]).
+/// bench-accounting's scaling points, alternating runs (benches/README.md, session 40): at 128 GiB
+/// 32 ahead cost ~119 ns per host page, 64 ~115, 128 ~113; at 8 GiB no difference.
+const GC_AHEAD: usize = 64;
 
 /// Mask of the bits of word `w` (bits `64w .. 64w + 64`) inside `[from, to)`.
 #[inline]
