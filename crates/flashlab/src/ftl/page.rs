@@ -560,6 +560,7 @@ impl<M: MapTable> PageFtl<M> {
         let pps = self.segs.layout.pages_per_segment;
         let (first, end) = (victim * pps, victim * pps + pps);
         self.nand.prefetch_oob(first, pps);
+        self.nand.prefetch_erase(victim);
         let mut srcs = std::mem::take(&mut self.gc_srcs);
         let mut lpns = std::mem::take(&mut self.gc_lpns);
         set_bits_in(&self.valid_bits, first, end, self.nand.oob_range(first, end), &mut srcs, &mut lpns);

@@ -212,6 +212,16 @@ impl Nand {
         }
     }
 
+    /// A hint that segment `seg` is erased soon: start bringing its blocks' program points and
+    /// erase counts into the cache. Changes nothing.
+    #[inline]
+    pub fn prefetch_erase(&self, seg: u32) {
+        for block in self.layout.blocks_of(seg) {
+            crate::hint::prefetch(&self.next_page, block as usize);
+            crate::hint::prefetch(&self.erase_count, block as usize);
+        }
+    }
+
     /// The logical pages stored at pages `[first, end)` per their OOB ([`NO_LPN`] where none:
     /// erased, or programmed without one); GC lists a victim's valid pages with them.
     #[inline]
