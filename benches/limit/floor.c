@@ -6,7 +6,7 @@
 // the OOB and valid bit at the frontier. No decisions: the addresses are random, so the WAF is
 // whatever -g says.
 //
-//   floor -n PAGES [-g MOVES_X10] [-w WORK] [-b BURST] [-p] [-i ITERS]
+//   floor -n PAGES [-g MOVES_X10] [-w WORK] [-b BURST] [-p] [-a AHEAD] [-l] [-i ITERS]
 //     -n  logical pages (8 GiB: 2097152, 128 GiB: 33554432)
 //     -g  GC moves per host page, times 10 (54: bench-accounting's WAF 6.4)
 //     -w  independent ALU work per host page (steps of a multiply-xorshift chain), standing in
@@ -15,6 +15,8 @@
 //         one burst every 216 / (g/10) host pages, as accounting-mode GC does
 //     -p  with -b: ask for the next burst's L2P lines (prefetcht2) spread over the host pages
 //         before it
+//     -a  GC asks for a move's L2P line this many moves ahead (default 16)
+//     -l  ... into L2 (prefetcht1) rather than L1 (prefetcht0)
 // Prints ns per host page of the loop (tables built and touched before the clock starts).
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +30,12 @@
 static uint64_t rng = 88172645463325252ull;
 static inline uint64_t next(void) { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; return rng; }
 
+// GC's request for a move's L2P line: into L1 (prefetcht0) or, with -l, into L2 (prefetcht1).
+static inline void ask(const void *p, int l2) {
+    if (l2) _mm_prefetch((const char *)p, _MM_HINT_T1);
+    else _mm_prefetch((const char *)p, _MM_HINT_T0);
+}
+
 static void *table(size_t bytes) {
     size_t huge = (size_t)1 << 21, len = (bytes + huge - 1) & ~(huge - 1);
     void *p = aligned_alloc(huge, len);
@@ -39,20 +47,22 @@ static void *table(size_t bytes) {
 
 int main(int argc, char **argv) {
     uint64_t n = 0, iters = 20000000;
-    int g10 = 54, work = 0, burst = 0, warm = 0, c;
-    while ((c = getopt(argc, argv, "n:g:w:b:pi:")) != -1) {
+    int g10 = 54, work = 0, burst = 0, warm = 0, ahead = 16, l2 = 0, c;
+    while ((c = getopt(argc, argv, "n:g:w:b:pa:li:")) != -1) {
         switch (c) {
         case 'n': n = strtoull(optarg, 0, 10); break;
         case 'g': g10 = atoi(optarg); break;
         case 'w': work = atoi(optarg); break;
         case 'b': burst = atoi(optarg); break;
         case 'p': warm = 1; break;
+        case 'a': ahead = atoi(optarg); break;
+        case 'l': l2 = 1; break;
         case 'i': iters = strtoull(optarg, 0, 10); break;
-        default: fprintf(stderr, "usage: floor -n PAGES [-g MOVES_X10] [-w WORK] [-b BURST] [-p] [-i ITERS]\n"); return 2;
+        default: fprintf(stderr, "usage: floor -n PAGES [-g MOVES_X10] [-w WORK] [-b BURST] [-p] [-a AHEAD] [-l] [-i ITERS]\n"); return 2;
         }
     }
-    if (n < 1024 || n > UINT32_MAX / 2 || burst < 0 || burst > 4096 || g10 < 0) {
-        fprintf(stderr, "floor: -n between 1024 and 2^31, -b between 0 and 4096, -g >= 0\n");
+    if (n < 1024 || n > UINT32_MAX / 2 || burst < 0 || burst > 4096 || g10 < 0 || ahead < 1 || ahead > 63) {
+        fprintf(stderr, "floor: -n between 1024 and 2^31, -b between 0 and 4096, -g >= 0, -a between 1 and 63\n");
         return 2;
     }
     uint64_t phys = n + n / 8;
@@ -84,8 +94,8 @@ int main(int argc, char **argv) {
         if (!period) {
             for (credit += g10; credit >= 10; credit -= 10) {
                 uint32_t g = moves[m % RING], gfar = next() % n;
-                moves[(m + AHEAD) % RING] = gfar;
-                __builtin_prefetch(&l2p[gfar]);
+                moves[(m + ahead) % RING] = gfar;
+                ask(&l2p[gfar], l2);
                 m++;
                 uint32_t dst = (uint32_t)(frontier++ % phys);
                 l2p[g] = dst; oob[dst] = g; valid[dst >> 6] |= 1ull << (dst & 63);
@@ -97,9 +107,9 @@ int main(int argc, char **argv) {
             for (uint64_t k = 0; k < share && warmed < (uint64_t)burst; k++)
                 _mm_prefetch((const char *)&l2p[after[warmed++]], _MM_HINT_T2);
         if (it % period == period - 1) {
-            for (int k = 0; k < AHEAD && k < burst; k++) __builtin_prefetch(&l2p[now[k]]);
+            for (int k = 0; k < ahead && k < burst; k++) ask(&l2p[now[k]], l2);
             for (int k = 0; k < burst; k++) {
-                if (k + AHEAD < burst) __builtin_prefetch(&l2p[now[k + AHEAD]]);
+                if (k + ahead < burst) ask(&l2p[now[k + ahead]], l2);
                 uint32_t dst = (uint32_t)(frontier++ % phys);
                 l2p[now[k]] = dst; oob[dst] = now[k]; valid[dst >> 6] |= 1ull << (dst & 63);
             }
@@ -110,7 +120,8 @@ int main(int argc, char **argv) {
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double ns = ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / iters;
-    printf("pages %llu moves/host %.1f work %d burst %d warm %d: %.1f ns / host page (check %u)\n",
-           (unsigned long long)n, g10 / 10.0, work, burst, warm, ns, (unsigned)(l2p[n / 3] + (w & 1)));
+    printf("pages %llu moves/host %.1f work %d burst %d warm %d ahead %d%s: %.1f ns / host page (check %u)\n",
+           (unsigned long long)n, g10 / 10.0, work, burst, warm, ahead, l2 ? " into L2" : "", ns,
+           (unsigned)(l2p[n / 3] + (w & 1)));
     return 0;
 }

@@ -37,8 +37,10 @@
  *
  * Build: see Makefile (-O2 -march=native -ffp-contract=off: no fused multiply-adds, so the
  * zipf arithmetic rounds as Rust's does). Usage: pageftl [-m a|b|c|d] [-v volume_ratio]
- * [-s seed] [-P] [-V]. -P: one pow() per zipf sample (fio's formula as written) instead of the
- * multiplications (same addresses, slower). -V: check every invariant after the run. Output:
+ * [-s seed] [-P] [-G] [-V]. -P: one pow() per zipf sample (fio's formula as written) instead of the
+ * multiplications (same addresses, slower). -G: GC asks for its L2P entries into L2 (prefetcht1)
+ * GC_AHEAD_L2 moves ahead, as flashlab does since session 40, instead of into L1 (prefetchw)
+ * AHEAD ahead. -V: check every invariant after the run. Output:
  * one line of key=value pairs.
  */
 #define _POSIX_C_SOURCE 199309L
@@ -68,6 +70,7 @@
 #define NIL UINT32_MAX
 #define BUCKETS (PPB + 1)     /* greedy buckets per plane: valid count 0..256 */
 #define AHEAD 16              /* batch size / prefetch distance of modes b and c */
+#define GC_AHEAD_L2 64        /* GC's prefetch distance with -G */
 
 static void die(const char *msg) {
     fprintf(stderr, "pageftl: %s\n", msg);
@@ -322,12 +325,20 @@ static inline void set_bit_range(uint32_t from, uint32_t to) {
     }
 }
 
+static int gc_l2 = 0; /* -G */
+
+/* GC's request for the L2P line of `lpn`. */
+static inline void gc_ask(uint32_t lpn) {
+    if (gc_l2) __builtin_prefetch(&l2p[lpn], 0, 2); /* prefetcht1: into L2 */
+    else __builtin_prefetch(&l2p[lpn], 1);
+}
+
 /* Collect one victim of `pool`: list its valid pages' logical pages (in page order), then copy
  * them to the frontier one run of the open block at a time, the L2P entries prefetched AHEAD
- * pages before their update; erase the victim. */
+ * (-G: GC_AHEAD_L2) pages before their update; erase the victim. */
 static void collect(uint32_t pool) {
-    uint32_t victim = greedy_victim(pool), first = victim * PPB;
-    uint32_t lpns[PPB + AHEAD], n = 0;
+    uint32_t victim = greedy_victim(pool), first = victim * PPB, ahead = gc_l2 ? GC_AHEAD_L2 : AHEAD;
+    uint32_t lpns[PPB + GC_AHEAD_L2], n = 0;
     for (uint32_t w = 0; w < PPB / 64; w++) {
         uint64_t bits = valid_bits[first / 64 + w];
         const uint32_t *oob = &p2l[first + w * 64];
@@ -337,8 +348,8 @@ static void collect(uint32_t pool) {
         }
         valid_bits[first / 64 + w] = 0;
     }
-    for (uint32_t i = 0; i < AHEAD; i++) lpns[n + i] = 0; /* prefetch targets past the end */
-    for (uint32_t i = 0; i < AHEAD; i++) __builtin_prefetch(&l2p[lpns[i]], 1);
+    for (uint32_t i = 0; i < ahead; i++) lpns[n + i] = 0; /* prefetch targets past the end */
+    for (uint32_t i = 0; i < ahead; i++) gc_ask(lpns[i]);
     uint32_t k = 0;
     while (k < n) {
         if (open_seg[pool] == NIL) open_next(pool);
@@ -346,7 +357,7 @@ static void collect(uint32_t pool) {
         uint32_t run = n - k < PPB - off ? n - k : PPB - off, dst = seg * PPB + off;
         const uint32_t *src = &lpns[k];
         for (uint32_t i = 0; i < run; i++) {
-            __builtin_prefetch(&l2p[src[i + AHEAD]], 1);
+            gc_ask(src[i + ahead]);
             l2p[src[i]] = dst + i;
         }
         memcpy(&p2l[dst], src, run * sizeof *src);
@@ -463,7 +474,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "-s") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "-V")) check = 1;
         else if (!strcmp(argv[i], "-P")) use_pow = 1;
-        else die("usage: pageftl [-m a|b|c|d] [-v volume_ratio] [-s seed] [-P] [-V]");
+        else if (!strcmp(argv[i], "-G")) gc_l2 = 1;
+        else die("usage: pageftl [-m a|b|c|d] [-v volume_ratio] [-s seed] [-P] [-G] [-V]");
     }
     if (!mode || !strchr("abcd", mode)) die("-m takes a, b, c or d");
     if (!(volume_ratio > 0.0 && volume_ratio <= 1000.0)) die("-v takes a volume ratio in (0, 1000]");

@@ -24,9 +24,9 @@ pub fn prefetch<T>(slice: &[T], i: usize) {
 /// for long before use: GC's L2P entries, a victim's worth at a time. Where the CPU honours the
 /// hint (AMD Zen 4 does), the request does not hold one of L1's few miss buffers until its line
 /// arrives, so more lines are on their way at once. On bench-accounting's 128 GiB scaling point
-/// GC's moves with this hint, 64 ahead, cost 111-120 ns per host page against 128-136 with
-/// [`prefetch`] 16 ahead (alternating runs, benches/README.md, session 40); with [`prefetch`],
-/// asking 40 ahead gained nothing.
+/// a host page cost 119 ns with GC's L2P lines asked for this way 64 moves ahead, against 140
+/// with [`prefetch`] 16 ahead (medians of 5 alternating rounds, benches/README.md, session 40);
+/// [`prefetch`] 40 ahead gained nothing.
 #[inline(always)]
 pub fn prefetch_l2<T>(slice: &[T], i: usize) {
     #[cfg(target_arch = "x86_64")]
