@@ -76,6 +76,8 @@ def main():
     ap.add_argument("--gc", choices=["greedy", "2r"], default="greedy")
     ap.add_argument("--runs", type=int, default=5)
     a = ap.parse_args()
+    # The programs run in a temporary directory: a path relative to here must still find them.
+    a.flashlab, a.ssdiq = (os.path.abspath(p) if os.sep in p else p for p in (a.flashlab, a.ssdiq))
     fl, sq = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(a.runs):
