@@ -14,10 +14,7 @@ pub const UPDATE_AHEAD: usize = 4;
 /// Ask for the cache line holding `slice[i]` (no effect if `i` is out of bounds, or off x86-64).
 #[inline(always)]
 pub fn prefetch<T>(slice: &[T], i: usize) {
-    #[cfg(target_arch = "x86_64")]
-    prefetch_with::<T, { std::arch::x86_64::_MM_HINT_T0 }>(slice, i);
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (slice, i);
+    prefetch_into::<T, false>(slice, i);
 }
 
 /// As [`prefetch`], with the hint to fill L2 rather than L1 (`prefetcht1`), for many lines asked
@@ -29,20 +26,27 @@ pub fn prefetch<T>(slice: &[T], i: usize) {
 /// [`prefetch`] 40 ahead gained nothing.
 #[inline(always)]
 pub fn prefetch_l2<T>(slice: &[T], i: usize) {
-    #[cfg(target_arch = "x86_64")]
-    prefetch_with::<T, { std::arch::x86_64::_MM_HINT_T1 }>(slice, i);
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (slice, i);
+    prefetch_into::<T, true>(slice, i);
 }
 
-#[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn prefetch_with<T, const HINT: i32>(slice: &[T], i: usize) {
+fn prefetch_into<T, const L2: bool>(slice: &[T], i: usize) {
+    #[cfg(target_arch = "x86_64")]
     if let Some(x) = slice.get(i) {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0, _MM_HINT_T1};
+        let p = (x as *const T).cast();
         // SAFETY: SSE is part of the x86-64 baseline, so the instruction exists; a prefetch
         // reads nothing into the program and cannot fault, and the pointer is to a live element.
-        unsafe { std::arch::x86_64::_mm_prefetch::<HINT>((x as *const T).cast()) };
+        unsafe {
+            if L2 {
+                _mm_prefetch::<_MM_HINT_T1>(p)
+            } else {
+                _mm_prefetch::<_MM_HINT_T0>(p)
+            }
+        };
     }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (slice, i);
 }
 
 /// Plain values whose all-zero bit pattern is a valid value (`ZERO`): a table of them may start
