@@ -17,13 +17,14 @@ pub fn prefetch<T>(slice: &[T], i: usize) {
     prefetch_into::<T, false>(slice, i);
 }
 
-/// As [`prefetch`], with the hint to fill L2 rather than L1 (`prefetcht1`), for many lines asked
-/// for long before use: GC's L2P entries, a victim's worth at a time. Where the CPU honours the
-/// hint (AMD Zen 4 does), the request does not hold one of L1's few miss buffers until its line
-/// arrives, so more lines are on their way at once. On bench-accounting's 128 GiB scaling point
-/// a host page cost 119 ns with GC's L2P lines asked for this way 64 moves ahead, against 140
-/// with [`prefetch`] 16 ahead (medians of 5 alternating rounds, benches/README.md, session 40);
-/// [`prefetch`] 40 ahead gained nothing.
+/// As [`prefetch`], with the hint to fill L2 rather than L1 (`prefetcht1`), for many random
+/// lines asked for long before use: GC's L2P entries, tens of moves ahead. AMD documents that
+/// Zen 4 fills L2 only on this hint; our reading (not measured: no hardware counters on the VM)
+/// is that the request then does not hold one of L1's few miss buffers until its line arrives,
+/// so more lines are on their way at once. On bench-accounting's 128 GiB scaling point a host
+/// page cost 119 ns with GC's L2P lines asked for this way 64 moves ahead, against 140 with
+/// [`prefetch`] 16 ahead (medians of 5 alternating rounds of that change alone, benches/README.md,
+/// session 40); [`prefetch`] 40 ahead gained nothing.
 #[inline(always)]
 pub fn prefetch_l2<T>(slice: &[T], i: usize) {
     prefetch_into::<T, true>(slice, i);

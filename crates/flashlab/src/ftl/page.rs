@@ -802,9 +802,12 @@ impl<M: MapTable> PageFtl<M> {
     }
 }
 
-/// GC asks for the L2P entry of a move this many moves ahead, into L2 ([`crate::hint::prefetch_l2`]).
-/// bench-accounting's scaling points, alternating runs (benches/README.md, session 40): at 128 GiB
-/// 32 ahead cost ~119 ns per host page, 64 ~115, 128 ~113; at 8 GiB no difference.
+/// GC asks for the L2P entry of a move this many moves ahead, into L2 ([`crate::hint::prefetch_l2`]),
+/// in both modes' moves ([`PageFtl::list_victim`] asks for the first this many at once).
+/// bench-accounting's 128 GiB scaling point, medians of 4 alternating rounds (benches/README.md,
+/// session 40), ns per host page: 16 ahead into L1 (before) ~136, 32 into L2 ~119, 64 ~115, 128
+/// ~113 (the ranges overlap from 64 on); at 8 GiB no difference. 64 was kept: 128 asks for over
+/// half of a typical victim (~217 valid pages) in one burst as it is listed.
 const GC_AHEAD: usize = 64;
 
 /// Mask of the bits of word `w` (bits `64w .. 64w + 64`) inside `[from, to)`.
