@@ -695,8 +695,23 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
         }
         let t = &v["tally"];
         let tally = format!(
-            "Tally: {} agree, {} direction only, {} differ, {} by construction (of {} claims).",
-            t["agrees"], t["direction_only"], t["differs"], t["by_construction"], t["claims"]
+            "Tally: {} agree, {} direction only, {} differ, {} by construction (of {} claims); {} of the {} gaps unexplained.",
+            t["agrees"],
+            t["direction_only"],
+            t["differs"],
+            t["by_construction"],
+            t["claims"],
+            t["unexplained"],
+            t["direction_only"].as_u64().unwrap() + t["differs"].as_u64().unwrap()
+        );
+        let unexplained = claims
+            .iter()
+            .filter(|c| c["explanation"].is_null() && (c["verdict"] == "differs" || c["verdict"] == "direction_only"))
+            .count();
+        assert_eq!(
+            t["unexplained"].as_u64().unwrap() as usize,
+            unexplained,
+            "{name}: the tally counts the unexplained gaps"
         );
         assert!(report.contains(&tally), "{name} report lacks `{tally}`");
     }

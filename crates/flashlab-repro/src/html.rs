@@ -79,17 +79,18 @@ pub fn index_html(title: &str, intro: &str, sections: &[Section]) -> String {
     page.push_str("</ul></nav>\n");
     page.push_str(
         "<h2>Verdicts per paper</h2>\n<p>Every claim through one rule (<code>reproduce/verdict.rs</code>): <em>agrees</em> within a band stated before the run, <em>direction only</em> when only the sign or order matches, <em>differs</em>, or <em>by construction</em> when one of our parameters was derived from that figure (never counted as agreement).</p>\n\
-         <table id=\"tallies\">\n<tr><th>reproduction</th><th>agrees</th><th>direction only</th><th>differs</th><th>by construction</th><th>claims</th></tr>\n",
+         <table id=\"tallies\">\n<tr><th>reproduction</th><th>agrees</th><th>direction only</th><th>differs</th><th>by construction</th><th>unexplained gaps</th><th>claims</th></tr>\n",
     );
     for s in sections {
         let t = s.tally;
         page.push_str(&format!(
-            "<tr><td><a href=\"#{0}\">{0}</a></td><td>{1}</td><td>{2}</td><td>{3}</td><td>{4}</td><td>{5}</td></tr>\n",
+            "<tr><td><a href=\"#{0}\">{0}</a></td><td>{1}</td><td>{2}</td><td>{3}</td><td>{4}</td><td>{5}</td><td>{6}</td></tr>\n",
             escape(s.name),
             t.agrees,
             t.direction_only,
             t.differs,
             t.by_construction,
+            t.unexplained,
             t.claims
         ));
     }
@@ -130,7 +131,14 @@ mod tests {
                 about: "first <paper>",
                 report_md: "# A\n",
                 downloads: vec!["report.md".into()],
-                tally: Tally { agrees: 3, direction_only: 2, differs: 1, by_construction: 4, claims: 10 },
+                tally: Tally {
+                    agrees: 3,
+                    direction_only: 2,
+                    differs: 1,
+                    by_construction: 4,
+                    unexplained: 2,
+                    claims: 10,
+                },
             },
             Section { name: "b", about: "second", report_md: "# B\n", downloads: vec![], tally: Tally::default() },
         ];
@@ -139,7 +147,9 @@ mod tests {
         assert!(page.contains("href=\"#a\"") && page.contains("first &lt;paper&gt;"));
         assert!(page.contains("href=\"a/report.md\"") && page.contains("data-broken-images"));
         assert!(
-            page.contains("<tr><td><a href=\"#a\">a</a></td><td>3</td><td>2</td><td>1</td><td>4</td><td>10</td></tr>"),
+            page.contains(
+                "<tr><td><a href=\"#a\">a</a></td><td>3</td><td>2</td><td>1</td><td>4</td><td>2</td><td>10</td></tr>"
+            ),
             "{page}"
         );
         assert!(page.find("id=\"tallies\"").unwrap() < page.find("<section").unwrap(), "tallies at the top");

@@ -8,6 +8,11 @@
 //! - **differs**: otherwise;
 //! - **by construction**: a parameter of ours was derived from this figure, so agreement is
 //!   not evidence (never counted as agreement).
+//!
+//! A claim judged *differs* or *direction only* carries its explanation — the ablation row that
+//! removes the cause (the claim's figure with that cause removed), or a stated ambiguity of the
+//! paper with both readings run — given with [`Claim::because`]; one without is *unexplained*,
+//! printed so, and counted in the tally.
 
 use std::fmt::Write as _;
 
@@ -55,6 +60,9 @@ pub struct Claim {
     pub verdict: Verdict,
     /// Printed after the figures (units, context).
     pub note: String,
+    /// Why a claim that does not agree differs: the experiment that isolates the cause (given
+    /// with [`Claim::because`]); `None` on a gap is *unexplained*.
+    pub explanation: Option<String>,
 }
 
 impl Claim {
@@ -103,7 +111,27 @@ impl Claim {
             }
             _ => Verdict::Differs,
         };
-        Claim { what, paper, ours, tolerance, band, verdict, note }
+        Claim { what, paper, ours, tolerance, band, verdict, note, explanation: None }
+    }
+
+    /// The explanation of a gap: an ablation row that removes its cause (name the row and give its
+    /// figure), or a stated ambiguity of the paper with both readings run. Kept only where the
+    /// claim has a gap (*differs* or *direction only*): an agreement needs none.
+    pub fn because(mut self, why: impl Into<String>) -> Claim {
+        if self.has_gap() {
+            self.explanation = Some(why.into());
+        }
+        self
+    }
+
+    /// *differs* or *direction only*.
+    pub fn has_gap(&self) -> bool {
+        matches!(self.verdict, Verdict::Differs | Verdict::DirectionOnly)
+    }
+
+    /// A gap with no explanation.
+    pub fn unexplained(&self) -> bool {
+        self.has_gap() && self.explanation.is_none()
     }
 }
 
@@ -122,12 +150,17 @@ pub fn section(claims: &[Claim], digits: usize) -> String {
         let ours = if c.ours.is_finite() { format!("{:.digits$}", c.ours) } else { "n/a".into() };
         let _ = writeln!(
             md,
-            "- **{}**: {}: paper {:.digits$}, ours {ours} (band {}){}",
+            "- **{}**: {}: paper {:.digits$}, ours {ours} (band {}){}{}",
             c.verdict.label(),
             c.what,
             c.paper,
             c.band,
-            if c.note.is_empty() { String::new() } else { format!("; {}", c.note) }
+            if c.note.is_empty() { String::new() } else { format!("; {}", c.note) },
+            match (&c.explanation, c.unexplained()) {
+                (Some(why), _) => format!(" — explained: {why}"),
+                (None, true) => " — **unexplained**".to_string(),
+                (None, false) => String::new(),
+            }
         );
     }
     let _ = writeln!(md, "\n{}", tally(claims));
@@ -141,6 +174,8 @@ pub struct Tally {
     pub direction_only: usize,
     pub differs: usize,
     pub by_construction: usize,
+    /// Claims that differ or agree in direction only with no explanation.
+    pub unexplained: usize,
     pub claims: usize,
 }
 
@@ -152,17 +187,25 @@ impl Tally {
             direction_only: n(Verdict::DirectionOnly),
             differs: n(Verdict::Differs),
             by_construction: n(Verdict::ByConstruction),
+            unexplained: claims.iter().filter(|c| c.unexplained()).count(),
             claims: claims.len(),
         }
     }
 }
 
-/// "Tally: 3 agree, 1 direction only, 2 differ, 0 by construction (of 6 claims)".
+/// "Tally: 3 agree, 1 direction only, 2 differ, 0 by construction (of 6 claims); 1 of the 3
+/// gaps unexplained.".
 pub fn tally(claims: &[Claim]) -> String {
     let t = Tally::of(claims);
     format!(
-        "Tally: {} agree, {} direction only, {} differ, {} by construction (of {} claims).",
-        t.agrees, t.direction_only, t.differs, t.by_construction, t.claims
+        "Tally: {} agree, {} direction only, {} differ, {} by construction (of {} claims); {} of the {} gaps unexplained.",
+        t.agrees,
+        t.direction_only,
+        t.differs,
+        t.by_construction,
+        t.claims,
+        t.unexplained,
+        t.direction_only + t.differs
     )
 }
 
@@ -182,8 +225,21 @@ mod tests {
         assert_eq!(v(Kind::Value, 1.0, f64::NAN), Verdict::Differs);
         let claims =
             [Claim::new(Kind::Value, "a", 1.0, 1.0, 0.1, ""), Claim::new(Kind::Effect, "b", 1.0, 3.0, 0.1, "")];
-        assert_eq!(tally(&claims), "Tally: 1 agree, 1 direction only, 0 differ, 0 by construction (of 2 claims).");
-        assert!(section(&claims, 2).contains("- **direction only**: b: paper 1.00, ours 3.00 (band ±10%)"));
+        assert_eq!(
+            tally(&claims),
+            "Tally: 1 agree, 1 direction only, 0 differ, 0 by construction (of 2 claims); 1 of the 1 gaps unexplained."
+        );
+        assert!(section(&claims, 2)
+            .contains("- **direction only**: b: paper 1.00, ours 3.00 (band ±10%) — **unexplained**"));
+        // An explanation is kept on a gap and counted; an agreement takes none.
+        let explained = [
+            Claim::new(Kind::Value, "a", 1.0, 1.0, 0.1, "").because("not needed"),
+            Claim::new(Kind::Effect, "b", 1.0, 3.0, 0.1, "").because("row X removes it: 1.05"),
+        ];
+        assert!(explained[0].explanation.is_none());
+        assert_eq!(Tally::of(&explained).unexplained, 0);
+        assert!(section(&explained, 2).contains("(band ±10%) — explained: row X removes it: 1.05"));
+        assert!(tally(&explained).ends_with("; 0 of the 1 gaps unexplained."));
         let abs = |p, o| Claim::within(Kind::Value, "d", p, o, 3.0, "points", "");
         assert_eq!(abs(46.0, 44.5).verdict, Verdict::Agrees);
         assert_eq!(abs(46.0, 42.0).verdict, Verdict::Differs);
