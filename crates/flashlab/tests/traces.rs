@@ -10,6 +10,8 @@ use flashlab::workload::{Op, Request};
 use flashlab::Error;
 use proptest::prelude::*;
 
+#[path = "common/results.rs"]
+mod results;
 #[path = "common/skip.rs"]
 mod skip;
 
@@ -303,6 +305,54 @@ fn blkrq_capture_is_detected_and_read_as_written() {
     let mut o = opts(scratch("inline.blk.txt"), None);
     o.device = Some(0);
     assert!(err_text(read_all(&o)).contains("no device column"));
+}
+
+/// A capture that logs a fifth column (the request's tag) replays exactly as its four-column
+/// copy: the same requests, and the same simulation results through the whole stack.
+#[test]
+fn blkrq_fifth_column_replays_as_the_four_column_copy() {
+    let mut four = String::from("# capture\n");
+    let mut five = String::from("# capture\n");
+    let mut x: u64 = 12345;
+    for i in 0..20_000u64 {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let op = if x >> 60 < 4 { 'R' } else { 'W' };
+        let offset = (x >> 20) % (40 << 20) / 512 * 512;
+        let len = [512, 4096, 16384][(x >> 8) as usize % 3];
+        four.push_str(&format!("{} {op} {offset} {len}\n", i * 10));
+        five.push_str(&format!("{} {op} {offset} {len} {}\n", i * 10, x % 64));
+    }
+    let (p4, p5) = (scratch("four.blk.txt"), scratch("five.blk.txt"));
+    std::fs::write(&p4, four).expect("write temp");
+    std::fs::write(&p5, five).expect("write temp");
+    assert_eq!(read_all(&opts(p5.clone(), None)).expect("read"), read_all(&opts(p4.clone(), None)).expect("read"));
+    let run = |path: &Path| {
+        let sets = [
+            "workload.kind=\"trace\"".to_string(),
+            format!("workload.path={}", toml::Value::String(path.display().to_string())),
+            "device.logical_capacity=\"48MiB\"".into(),
+            "device.blocks_per_plane=64".into(),
+            "ftl.gc=\"2r++\"".into(),
+        ];
+        let cfg = flashlab::config::Config::from_toml_str(
+            "seed = 1\n[device]\nchannels = 2\nchips_per_channel = 1\ndies_per_chip = 1\nplanes_per_die = 2\npages_per_block = 64\npage_size = \"4KiB\"\n[workload]\n",
+            "blkrq replay",
+            &sets,
+        )
+        .expect("a valid config");
+        flashlab::sim::run(&cfg, &mut flashlab::sim::Quiet).expect("runs")
+    };
+    let (r4, r5) = (run(&p4), run(&p5));
+    assert!(r4.ftl.host_writes > 10_000 && r4.ftl.gc_copies > 0, "the replay writes and collects");
+    // Everything but the trace's path (in the config echo and the workload line) is the same.
+    let strip = |r| {
+        let mut v = results::without_wall_clock(r);
+        let o = v.as_object_mut().expect("results are an object");
+        o.remove("workload");
+        o["config"]["workload"].as_object_mut().expect("a workload table").remove("path");
+        v
+    };
+    assert_eq!(strip(&r5), strip(&r4));
 }
 
 #[test]

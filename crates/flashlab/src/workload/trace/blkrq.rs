@@ -10,6 +10,8 @@
 //!   `time_us op offset_bytes length_bytes` — issue time in µs since the capture started
 //!   (decimal allowed), `R` or `W`, byte offset, length in bytes (> 0; any multiple of the
 //!   device's 512-byte sector, so partial 4 KiB pages occur).
+//! - Columns after the fourth (a capture that also logs the request's `tag`, its process or
+//!   its flags) are ignored; a line with fewer than four fields is an error.
 //!
 //! No device column, so no `device` filter; times are µs (no `time_unit` override).
 
@@ -36,10 +38,10 @@ fn sniff_blkrq(s: &Sample) -> bool {
     s.first().first() == Some(&b'#') && s.lines.iter().find(|l| l.first() != Some(&b'#')).is_some_and(|l| record(l))
 }
 
-/// `time_us R|W offset length`, as the `block_rq_issue` captures write them.
+/// `time_us R|W offset length [more columns]`, as the `block_rq_issue` captures write them.
 fn record(line: &[u8]) -> bool {
-    let (t, n) = split::<5>(line, Sep::Space);
-    n == 4
+    let (t, n) = split::<4>(line, Sep::Space);
+    n >= 4
         && detect::number(t[0])
         && matches!(t[1], b"R" | b"W")
         && parse_u64(t[2]).is_some()
@@ -62,7 +64,7 @@ impl LineFormat for BlkRq {
             }
             return Ok(None);
         }
-        let [time, op, offset, len] = at.fields::<4>(line, Sep::Space)?;
+        let [time, op, offset, len] = at.leading_fields::<4>(line, Sep::Space)?;
         let time_ns = at.time("time_us", time, 1_000)?;
         let op = match op {
             b"R" => Op::Read,
@@ -99,13 +101,22 @@ mod tests {
     }
 
     #[test]
+    fn trailing_columns_are_ignored() {
+        let four = "# capture\n25124 W 6583328768 4096\n30699.5 R 4437733376 512\n";
+        let five = "# capture\n25124 W 6583328768 4096 17\n30699.5 R 4437733376 512 3 kworker\n";
+        assert_eq!(parse(five).unwrap(), parse(four).unwrap());
+        let lines: Vec<Vec<u8>> = five.lines().map(|l| l.as_bytes().to_vec()).collect();
+        assert!(sniff_blkrq(&Sample { lines: &lines, ext: "txt" }), "a fifth column is still blkrq");
+    }
+
+    #[test]
     fn malformed_lines_name_the_field() {
         for (text, want) in [
             ("1 X 0 4096", "t.blk.txt:1: field `op`"),
             ("1 W 0 0", "t.blk.txt:1: field `length_bytes`"),
             ("1 W -5 4096", "t.blk.txt:1: field `offset_bytes`"),
             ("x W 0 4096", "t.blk.txt:1: field `time_us`"),
-            ("1 W 0", "expected 4 space-separated fields"),
+            ("1 W 0", "expected at least 4 space-separated fields, found 3"),
             ("# h\n1 W 0 4096\n# again", "t.blk.txt:3"),
         ] {
             let msg = parse(text).err().map(|e| e.to_string()).unwrap_or_default();

@@ -179,6 +179,16 @@ impl Ctx<'_> {
         Ok(fields)
     }
 
+    /// The first `N` fields of a line that may carry more (trailing columns a format ignores);
+    /// fewer than `N` is an error.
+    pub(crate) fn leading_fields<'l, const N: usize>(&self, line: &'l [u8], sep: Sep) -> Result<[&'l [u8]; N], Error> {
+        let (fields, count) = split::<N>(line, sep);
+        if count < N {
+            return Err(self.err_line(format!("expected at least {N} {} fields, found {count}", sep.label())));
+        }
+        Ok(fields)
+    }
+
     /// A non-negative decimal integer.
     pub(crate) fn uint(&self, field: &str, s: &[u8]) -> Result<u64, Error> {
         parse_u64(trim(s)).ok_or_else(|| self.err(field, not_uint(s)))
