@@ -366,6 +366,7 @@ fn run_parts(cfg: &Config, state: Option<&Preconditioned>, progress: &mut dyn Pr
     if cfg.sim.track_frozen {
         dev.track_last_writes();
     }
+    dev.ftl.start_measure();
     let mut m = Measure::new(cfg, &dev);
     let t1 = Instant::now();
     progress.phase("simulating", workload.progress().map_or(0, |p| p.1));

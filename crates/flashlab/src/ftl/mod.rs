@@ -104,7 +104,8 @@ pub struct GcReport {
     pub flows: Vec<Flow>,
     /// Pages GC moved from a non-cold stream into a cold one.
     pub moved_into_cold: u64,
-    /// Of `moved_into_cold`, pages a later host write sent back to the normal region.
+    /// Of `moved_into_cold`, pages a later host write sent back to the normal region (only pages
+    /// moved in the measured phase: never more than `moved_into_cold`).
     pub returned: u64,
     /// `returned / moved_into_cold` (null when nothing moved into cold).
     pub returned_ratio: Option<f64>,
@@ -242,6 +243,11 @@ pub trait Ftl: Send + Sync + dyn_clone::DynClone {
     fn validate(&self) -> Result<(), String>;
     /// Bytes of mapping state held in controller RAM.
     fn table_bytes(&self) -> u64;
+    /// The measured phase starts (after preconditioning): what follows a page from one event to
+    /// a later one counts only events of this phase from now on — `GcReport::returned` counts
+    /// the return of a page moved into the cold region after this call, not before, so it stays
+    /// a subset of the phase's `moved_into_cold`. Default: nothing to reset.
+    fn start_measure(&mut self) {}
     /// GC activity by stream; mapping schemes without a victim policy return the default.
     fn gc_report(&self) -> GcReport {
         GcReport::default()

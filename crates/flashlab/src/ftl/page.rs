@@ -53,9 +53,13 @@ pub struct PageFtl<M = Resident> {
     /// Pages moved by GC from stream `i` to stream `j`, at `i * streams + j`.
     flows: Vec<u64>,
     cold_stream: Vec<bool>,
-    /// Per logical page: moved into a cold stream by GC and not written by the host since
-    /// (allocated only when the policy has cold streams).
-    in_cold: Vec<u64>,
+    /// Per 64 logical pages, two bit sets side by side (one cache line for both): `[0]`, moved
+    /// into a cold stream by GC and not written or trimmed since; `[1]`, the same for moves made
+    /// since [`Ftl::start_measure`], the pages whose return counts in `returned` (so the returned
+    /// pages are a subset of `moved_into_cold` of the same phase: a page preconditioning moved
+    /// is not counted when the measured phase sends it back). Allocated only when the policy
+    /// has cold streams.
+    in_cold: Vec<[u64; 2]>,
     moved_into_cold: u64,
     returned: u64,
     /// What the table costs and whether it fixes placement: [`Resident`] for `page`; a
@@ -199,7 +203,7 @@ impl<M: MapTable> PageFtl<M> {
             counters: FtlCounters::default(),
             flows: vec![0; streams * streams],
             cold_stream,
-            in_cold: if tracks_cold { vec![0; (spec.logical_pages as usize).div_ceil(64)] } else { Vec::new() },
+            in_cold: if tracks_cold { vec![[0; 2]; (spec.logical_pages as usize).div_ceil(64)] } else { Vec::new() },
             moved_into_cold: 0,
             returned: 0,
             table,
@@ -602,7 +606,7 @@ impl<M: MapTable> PageFtl<M> {
                 self.l2p[lpn as usize] = dst + i as u32;
                 self.table.moved(lpn as u64);
                 if into_cold {
-                    self.in_cold[lpn as usize / 64] |= 1 << (lpn % 64);
+                    self.enter_cold(lpn as u64);
                 }
             }
             set_bits(&mut self.valid_bits, dst, dst + n);
@@ -655,7 +659,7 @@ impl<M: MapTable> PageFtl<M> {
         self.flows[from * self.cold_stream.len() + stream] += 1;
         if self.cold_stream[stream] && !self.cold_stream[from] {
             self.moved_into_cold += 1;
-            self.in_cold[lpn as usize / 64] |= 1 << (lpn % 64);
+            self.enter_cold(lpn);
         }
         Ok(done)
     }
@@ -782,13 +786,25 @@ impl<M: MapTable> PageFtl<M> {
         }
     }
 
-    /// A host write (counted as a return) or trim takes `lpn` out of the cold region.
+    /// GC moved `lpn` into the cold region.
+    #[inline]
+    fn enter_cold(&mut self, lpn: u64) {
+        let w = &mut self.in_cold[lpn as usize / 64];
+        let bit = 1u64 << (lpn % 64);
+        w[0] |= bit;
+        w[1] |= bit;
+    }
+
+    /// A host write (counted as a return when the page entered the cold region in this phase)
+    /// or trim takes `lpn` out of the cold region.
     #[inline]
     fn leave_cold(&mut self, lpn: u64, count: bool) {
-        let (w, bit) = (lpn as usize / 64, 1u64 << (lpn % 64));
-        if self.in_cold[w] & bit != 0 {
-            self.in_cold[w] &= !bit;
-            self.returned += count as u64;
+        let w = &mut self.in_cold[lpn as usize / 64];
+        let bit = 1u64 << (lpn % 64);
+        if w[0] & bit != 0 {
+            self.returned += (count && w[1] & bit != 0) as u64;
+            w[0] &= !bit;
+            w[1] &= !bit;
         }
     }
 
@@ -1008,6 +1024,12 @@ impl<M: MapTable> Ftl for PageFtl<M> {
         self.table.report(self.l2p.len() as u64)
     }
 
+    fn start_measure(&mut self) {
+        for w in &mut self.in_cold {
+            w[1] = 0;
+        }
+    }
+
     fn gc_report(&self) -> GcReport {
         let names = self.policy.stream_names();
         let declared = self.policy.declared_flows();
@@ -1082,7 +1104,13 @@ impl<M: MapTable> Ftl for PageFtl<M> {
         }
         if !self.in_cold.is_empty() {
             for (lpn, &ppn) in self.l2p.iter().enumerate() {
-                let bit = self.in_cold[lpn / 64] >> (lpn % 64) & 1 == 1;
+                let [now, phase] = self.in_cold[lpn / 64].map(|w| w >> (lpn % 64) & 1 == 1);
+                if phase && !now {
+                    return Err(format!(
+                        "lpn {lpn}: counted as moved into cold in this phase but not in the cold region"
+                    ));
+                }
+                let bit = now;
                 let cold = ppn != UNMAPPED && self.cold_stream[self.segs.stream[l.segment_of(ppn) as usize] as usize];
                 if bit != cold {
                     return Err(format!("lpn {lpn}: cold-tracking bit {bit} but stored in a cold segment: {cold}"));
