@@ -42,7 +42,7 @@ pub const CITATION: super::Citation = super::Citation {
 };
 
 /// The device: one plane of 2 KiB pages, 64 pages (128 KiB) a block; 64 MiB logical on 540
-/// blocks (512 data + 16 log + spare for merges).
+/// blocks (512 data + 16 log + 12 spare); [`device_sets`] sizes the plane of each variant.
 const DEVICE: &str = r#"
 name = "defrag"
 seed = 42
@@ -307,11 +307,13 @@ impl<D: BlockDevice> PostmarkHooks<D> for Hook {
     }
 }
 
-/// Quick scale: a 16 MiB volume (128 data blocks, 4 log blocks: the same 3%), same flash.
-fn overrides(scale: Scale) -> Vec<String> {
-    match scale {
-        Scale::Quick => vec!["device.blocks_per_plane=140".into(), "device.logical_capacity=\"16MiB\"".into()],
-        Scale::Paper => Vec::new(),
+/// The volume's flash blocks (data blocks of BAST): 512 at paper scale (64 MiB), 128 at quick
+/// (16 MiB).
+fn data_blocks(scale: Scale) -> u32 {
+    if scale == Scale::Quick {
+        128
+    } else {
+        512
     }
 }
 
@@ -324,15 +326,42 @@ fn log_blocks(scale: Scale) -> u32 {
     }
 }
 
-fn one(v: Variant, ablation: Option<&'static str>, scale: Scale) -> Result<Run, Error> {
-    let mut sets = overrides(scale);
-    sets.push(format!("ftl.mapping_params.log_blocks={}", (log_blocks(scale) * v.log_pct / 100).max(1)));
+/// Blocks beyond data and log blocks (the free block a merge writes into, and slack): 12 at
+/// paper scale and 8 at quick, what the main setup has always had (540 and 140 blocks), so the
+/// main tables keep their device while a variant with more log blocks gets the blocks it needs.
+fn spare_blocks(scale: Scale) -> u32 {
+    if scale == Scale::Quick {
+        8
+    } else {
+        12
+    }
+}
+
+/// The device overrides of one variant: the plane is sized from the log blocks the variant
+/// asks for (data + log + spare), so no variant can ask for more blocks than the plane has.
+fn device_sets(v: &Variant, scale: Scale) -> Vec<String> {
+    let logs = (log_blocks(scale) * v.log_pct / 100).max(1);
+    let mut sets = vec![
+        format!("device.blocks_per_plane={}", data_blocks(scale) + logs + spare_blocks(scale)),
+        format!("device.logical_capacity=\"{}MiB\"", data_blocks(scale) / 8),
+        format!("ftl.mapping_params.log_blocks={logs}"),
+    ];
     if !v.at_merge {
         sets.push("ftl.mapping_params.defrag=\"eager\"".into());
     }
-    let cfg = Config::from_toml_str(DEVICE, "reproduce defrag device", &sets)?;
+    sets
+}
+
+/// One variant's device, empty (cheap: building checks the configuration and the FTL's block
+/// budget, and simulates nothing).
+fn device(v: &Variant, scale: Scale) -> Result<flashlab::device::Device, Error> {
+    let cfg = Config::from_toml_str(DEVICE, "reproduce defrag device", &device_sets(v, scale))?;
     let r = cfg.resolve()?;
-    let dev = sim::build_device(&cfg, &r)?;
+    sim::build_device(&cfg, &r)
+}
+
+fn one(v: Variant, ablation: Option<&'static str>, scale: Scale) -> Result<Run, Error> {
+    let dev = device(&v, scale)?;
     let disk = SimDisk::new(dev, 512)?;
     // FAT16 holds at most 65,524 clusters; a volume with more (512-byte clusters at paper
     // scale) is FAT32, as mkfs.fat would choose.
@@ -402,7 +431,8 @@ fn one(v: Variant, ablation: Option<&'static str>, scale: Scale) -> Result<Run, 
     })
 }
 
-pub fn run(scale: Scale, threads: usize, progress: &dyn RunProgress) -> Result<Outcome, Error> {
+/// Every run of the reproduction at `scale`: the main tables, then each ablation.
+fn jobs(scale: Scale) -> Vec<(Variant, Option<&'static str>)> {
     let mut jobs: Vec<(Variant, Option<&'static str>)> = Vec::new();
     for &alloc in &ALLOCATORS {
         for &threshold in &THRESHOLDS {
@@ -415,6 +445,18 @@ pub fn run(scale: Scale, threads: usize, progress: &dyn RunProgress) -> Result<O
                 jobs.push(((a.change)(Variant { alloc, threshold, ..BASE }), Some(a.key)));
             }
         }
+    }
+    jobs
+}
+
+pub fn run(scale: Scale, threads: usize, progress: &dyn RunProgress) -> Result<Outcome, Error> {
+    let jobs = jobs(scale);
+    // Every device first: a variant that cannot exist at this scale fails now, not after the
+    // runs before it (paper scale once failed after 33 minutes on the last ablation's device).
+    for (v, a) in &jobs {
+        device(v, scale).map_err(|e| {
+            Error::config("reproduce defrag", format!("{} / {} / {}: {e}", v.alloc, v.threshold, a.unwrap_or("main")))
+        })?;
     }
     let runs = super::par_map(
         &jobs,
@@ -813,4 +855,43 @@ fn verdict(w: &mut String, scale: Scale, runs: &[Run]) {
          keep every metadata sector in memory (metadata reads never reach the device); the ablations show what deferred metadata writes, \
          a one-sector metadata cache (misses read from the device) and other cluster sizes change. Absolute counts therefore differ; the comparison is between thresholds and allocators under one setup."
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every run's device exists at paper scale (and quick): a row added at quick scale alone
+    /// once made the paper-scale reproduction fail after 33 minutes.
+    #[test]
+    fn every_variant_device_builds_at_both_scales() {
+        for scale in [Scale::Paper, Scale::Quick] {
+            let jobs = jobs(scale);
+            assert!(jobs.len() > 10, "main tables and ablations");
+            for (v, a) in &jobs {
+                let dev = device(v, scale).unwrap_or_else(|e| panic!("{scale:?} {v:?} {a:?}: {e}"));
+                let pages = u64::from(data_blocks(scale)) * 64;
+                assert_eq!(dev.logical_pages(), pages, "{scale:?} {a:?}: the volume's flash blocks");
+            }
+        }
+    }
+
+    /// How long one paper-scale run takes (SCA, no defragmentation: the main setup, then each
+    /// ablation's change): `cargo test --release -p flashlab-repro paper_one_variant_time --
+    /// --ignored --nocapture`.
+    #[test]
+    #[ignore = "minutes at paper scale; run by hand to time the variants"]
+    fn paper_one_variant_time() {
+        let only = std::env::var("DEFRAG_TIME_ONLY").ok();
+        let mut variants = vec![("main", BASE)];
+        variants.extend(ABLATIONS.iter().map(|a| (a.key, (a.change)(BASE))));
+        for (key, v) in
+            variants.into_iter().filter(|(k, _)| only.as_deref().is_none_or(|o| o.split(',').any(|x| x == *k)))
+        {
+            let t = std::time::Instant::now();
+            let r = one(v, None, Scale::Paper).unwrap_or_else(|e| panic!("paper-scale run {key}: {e}"));
+            eprintln!("paper scale, SCA, none, {key}: {:.1} s", t.elapsed().as_secs_f64());
+            assert!(r.verified_files > 0, "the run read back the fragmentation files");
+        }
+    }
 }
