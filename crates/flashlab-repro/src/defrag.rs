@@ -1054,9 +1054,10 @@ mod tests {
         }
     }
 
-    /// How long one paper-scale run takes (SCA, no defragmentation: the main setup, then each
-    /// ablation's change): `cargo test --release -p flashlab-repro paper_one_variant_time --
-    /// --ignored --nocapture`.
+    /// How long one paper-scale run takes, and its counts (the main setup, then each ablation's
+    /// change; SCA and no defragmentation unless `DEFRAG_TIME_ALLOC=afca`,
+    /// `DEFRAG_TIME_THRESHOLD=1/4|1/16`; `DEFRAG_TIME_ONLY=main,meta-1,...` picks variants):
+    /// `cargo test --release -p flashlab-repro paper_one_variant_time -- --ignored --nocapture`.
     #[test]
     #[ignore = "minutes at paper scale; run by hand to time the variants"]
     fn paper_one_variant_time() {
@@ -1066,7 +1067,8 @@ mod tests {
             Some("1/16") => "1/16",
             _ => "off",
         };
-        let base = Variant { threshold, ..BASE };
+        let alloc = if std::env::var("DEFRAG_TIME_ALLOC").as_deref() == Ok("afca") { "afca" } else { "sca" };
+        let base = Variant { threshold, alloc, ..BASE };
         let mut variants = vec![("main", base)];
         variants.extend(ABLATIONS.iter().map(|a| (a.key, (a.change)(base))));
         for (key, v) in
@@ -1074,7 +1076,18 @@ mod tests {
         {
             let t = std::time::Instant::now();
             let r = one(v, None, Scale::Paper).unwrap_or_else(|e| panic!("paper-scale run {key}: {e}"));
-            eprintln!("paper scale, SCA, threshold {threshold}, {key}: {:.1} s", t.elapsed().as_secs_f64());
+            let o = r.total();
+            eprintln!(
+                "paper scale, {alloc}, threshold {threshold}, {key}: {:.1} s; whole run: {} page writes, {} page reads, {} copy-backs, {} erases; {} clusters moved; metadata reads {} FAT + {} directory",
+                t.elapsed().as_secs_f64(),
+                o.page_writes,
+                o.page_reads,
+                o.copybacks,
+                o.erases,
+                r.defrag.clusters_moved,
+                r.meta.fat_reads,
+                r.meta.dir_reads
+            );
             assert!(r.verified_files > 0, "the run read back the fragmentation files");
         }
     }
