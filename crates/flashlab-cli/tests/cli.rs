@@ -907,12 +907,29 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
         serde_json::from_str(&std::fs::read_to_string(out.join("defrag/results.json")).unwrap()).unwrap();
     let frows = f["rows"].as_array().unwrap();
     // Main: SCA and AFCA x 5 thresholds; ablations (quick): trigger reading and eager copies
-    // x 5 thresholds; write-back, delayed, one-sector cache (write-back and write-through),
-    // 75% fragmentation, half and double log blocks, 512 B and 1 KiB clusters x 2 thresholds, each for both allocators; AFCA's
-    // one-block threshold: AFCA x 2 thresholds.
-    assert_eq!(frows.len(), 2 * 5 + 2 * (5 + 5 + 2 * 9) + 2, "defrag rows");
-    let cached = frows.iter().find(|r| r["ablation"] == "cache-1" && r["threshold"] == "off").unwrap();
-    assert!(cached["metadata_cache"]["dir_reads"].as_u64().unwrap() > 0, "a one-sector cache reads directories");
+    // x 5 thresholds; write-back, delayed, metadata cache of everything / 1 / 64 sectors,
+    // moves as read + write (1/4, 1/2), 75% fragmentation, half and double log blocks, 512 B
+    // and 1 KiB clusters x 2 thresholds, each for both allocators; directory scans through the
+    // cache: SCA, none; directories of size 0 and AFCA's one-block threshold: AFCA x 2 thresholds.
+    assert_eq!(frows.len(), 2 * 5 + 2 * (5 + 5 + 2 * 11) + 1 + 2 + 2, "defrag rows");
+    let row = |ablation: serde_json::Value, alloc: &str, t: &str| {
+        frows.iter().find(|r| r["ablation"] == ablation && r["allocation"] == alloc && r["threshold"] == t).unwrap()
+    };
+    // The main setup reads metadata through its bounded cache (FAT and directory misses); the
+    // fully cached ablation reads none, and scanning directories through the cache reads far more.
+    let (main_none, cached) = (row(serde_json::Value::Null, "sca", "off"), row("meta-cached".into(), "sca", "off"));
+    let reads = |r: &serde_json::Value| {
+        r["metadata_cache"]["fat_reads"].as_u64().unwrap() + r["metadata_cache"]["dir_reads"].as_u64().unwrap()
+    };
+    assert!(reads(main_none) > 0 && reads(cached) == 0, "metadata reads: main {main_none}, cached {cached}");
+    assert!(
+        main_none["postmark"]["page_reads"].as_u64() > cached["postmark"]["page_reads"].as_u64(),
+        "metadata misses reach the flash as page reads"
+    );
+    assert!(reads(row("meta-scans".into(), "sca", "off")) > 10 * reads(main_none), "scans through the cache read more");
+    // Moves as read + write: no copies reach the FTL's defrag_copy, and the moved clusters are read.
+    let rw = row("moves-rw".into(), "sca", "1/4");
+    assert!(rw["defrag"]["clusters_moved"].as_u64().unwrap() > 0 && rw["ftl_defrag"]["deferred"] == 0, "{rw}");
     let main: Vec<_> = frows.iter().filter(|r| r["ablation"].is_null()).collect();
     assert_eq!(main.len(), 10);
     for r in frows {

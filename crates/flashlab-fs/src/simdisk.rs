@@ -19,6 +19,9 @@ pub struct SimDisk {
     pub dev: Device,
     data: MemDisk,
     sectors_per_page: u64,
+    /// Whether page-aligned `defrag_copy`s go to the FTL (copy-back); `false`: every move is a
+    /// read and a write, as a file system without the paper's `fil_defrag_copy` would move.
+    copyback_moves: bool,
 }
 
 impl SimDisk {
@@ -33,7 +36,12 @@ impl SimDisk {
         }
         let sectors_per_page = page / sector_size as u64;
         let data = MemDisk::new(dev.logical_pages() * sectors_per_page, sector_size)?;
-        Ok(SimDisk { dev, data, sectors_per_page })
+        Ok(SimDisk { dev, data, sectors_per_page, copyback_moves: true })
+    }
+
+    /// Moves by the FTL's copy-back (`true`, the default) or as reads and writes.
+    pub fn set_copyback_moves(&mut self, on: bool) {
+        self.copyback_moves = on;
     }
 
     /// The logical image (every sector's bytes).
@@ -77,14 +85,14 @@ impl BlockDevice for SimDisk {
         Ok(())
     }
 
-    /// Page-aligned copies go to the FTL's `defrag_copy` (copy-back placement); others take the
-    /// default read + write.
+    /// Page-aligned copies go to the FTL's `defrag_copy` (copy-back placement); others, and
+    /// every copy when copy-back moves are off, take the default read + write.
     fn defrag_copy(&mut self, src: u64, tgt: u64, count: u64) -> Result<(), Error> {
         let spp = self.sectors_per_page;
         if count == 0 {
             return Ok(());
         }
-        if !src.is_multiple_of(spp) || !tgt.is_multiple_of(spp) || !count.is_multiple_of(spp) {
+        if !self.copyback_moves || !src.is_multiple_of(spp) || !tgt.is_multiple_of(spp) || !count.is_multiple_of(spp) {
             let mut buf = vec![0u8; (count * self.sector_size() as u64) as usize];
             self.read(src, &mut buf)?;
             return self.write(tgt, &buf);

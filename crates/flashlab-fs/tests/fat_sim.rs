@@ -13,7 +13,7 @@ use flashlab::ftl::{self, FtlConfig, FtlSpec};
 use flashlab::nand::{GcUnit, Geometry, Layout};
 use flashlab_fs::defrag::{self, DefragStats, Threshold};
 use flashlab_fs::simdisk::SimDisk;
-use flashlab_fs::{BlockDevice, FatFs, FatType, FormatOptions};
+use flashlab_fs::{BlockDevice, FatFs, FatType, FormatOptions, Metadata};
 
 /// A 16 MiB FAT16 volume (2 KiB clusters = pages, data aligned to 128 KiB flash blocks) on BAST.
 fn volume() -> FatFs<SimDisk> {
@@ -123,8 +123,38 @@ impl flashlab_fs::postmark::PostmarkHooks<SimDisk> for DefragHook {
 /// workload wrote.
 #[test]
 fn postmark_with_defragmentation_leaves_an_image_real_tools_accept() {
+    postmark_image_check(|_| {}, "fat-sim-postmark");
+}
+
+/// The same with the defrag reproduction's main metadata model: a 4-sector metadata cache
+/// (FAT and directory sectors read on a miss and before an update), names looked up in memory,
+/// directories sized for AFCA; once with changes written through, once written back (dirty
+/// sectors written when evicted). Metadata reads must reach the device, and the image must
+/// still pass fsck.fat and read back through mtools.
+#[test]
+fn postmark_with_a_bounded_metadata_cache_leaves_an_image_real_tools_accept() {
+    for (m, tag) in [(Metadata::WriteThrough, "fat-sim-meta4-through"), (Metadata::WriteBack, "fat-sim-meta4-back")] {
+        let stats = postmark_image_check(
+            |fs| {
+                fs.set_metadata(m).unwrap();
+                fs.set_metadata_cache(Some(4)).unwrap();
+                fs.set_name_index(true);
+                fs.set_size_directories(true);
+                fs.set_allocator(flashlab_fs::alloc::build("afca", &toml::Table::new()).unwrap());
+            },
+            tag,
+        );
+        assert!(stats.fat_reads > 0 && stats.dir_reads > 0, "{m:?}: metadata misses read the device: {stats:?}");
+    }
+}
+
+/// Fragment, run Postmark with 1/4 defragmentation (after `setup`), read every live file back,
+/// sync, and check the image with fsck.fat and mtools (when installed); the metadata cache's
+/// costs.
+fn postmark_image_check(setup: impl Fn(&mut FatFs<SimDisk>), tag: &str) -> flashlab_fs::MetadataStats {
     use flashlab_fs::postmark::{fragment, run_postmark, PostmarkConfig};
     let mut fs = volume();
+    setup(&mut fs);
     let frag = fragment(&mut fs, "/FRAG", 1024).unwrap();
     assert!(frag.files_created > 1000);
     let cfg = PostmarkConfig {
@@ -141,9 +171,11 @@ fn postmark_with_defragmentation_leaves_an_image_real_tools_accept() {
     for (p, data) in &report.live_files {
         assert_eq!(&read_all(&mut fs, p, 4096), data, "{p}");
     }
+    fs.sync().unwrap();
     fs.device_mut().dev.verify_all().unwrap();
-    let Some(t) = tools("fsck/mtools on the image after Postmark with defragmentation") else { return };
-    let img = fsck_ok(&t, fs.device().image(), "fat-sim-postmark");
+    let stats = fs.metadata_stats();
+    let Some(t) = tools("fsck/mtools on the image after Postmark with defragmentation") else { return stats };
+    let img = fsck_ok(&t, fs.device().image(), tag);
     let out = std::process::Command::new(&t.mdir)
         .env("MTOOLS_SKIP_CHECK", "1")
         .arg("-b")
@@ -159,4 +191,5 @@ fn postmark_with_defragmentation_leaves_an_image_real_tools_accept() {
         assert!(listing.contains(name), "mdir lacks {name}");
         assert_eq!(&mcopy_bytes(&t, &img, p), data, "mcopy {p}");
     }
+    stats
 }

@@ -72,8 +72,9 @@ impl FatView<'_> {
 /// The file (or directory) that needs one more cluster.
 #[derive(Clone, Copy, Debug)]
 pub struct AllocRequest {
-    /// Size in bytes the file will have once the write needing this cluster completes
-    /// (0 for a directory).
+    /// Size in bytes the file will have once the write needing this cluster completes (for a
+    /// directory: its chain's bytes with the new cluster, or 0 unless
+    /// `FatFs::set_size_directories` is on).
     pub file_size_bytes: u64,
     /// The file's current last cluster, `None` for an empty file.
     pub last_cluster: Option<u32>,

@@ -206,7 +206,17 @@ impl<D: BlockDevice> FatFs<D> {
     }
 
     /// Parent directory and last name of a non-root path, plus the scan for that name.
+    /// With a name index ([`FatFs::set_name_index`]) the walk and the scan are not charged to
+    /// the bounded metadata cache: the driver finds the name in memory.
     pub(crate) fn locate(&mut self, path: &str) -> Result<(DirLoc, [u8; 11], Scan), Error> {
+        let charge = self.charge;
+        self.charge = charge && !self.name_index;
+        let found = self.locate_charged(path);
+        self.charge = charge;
+        found
+    }
+
+    fn locate_charged(&mut self, path: &str) -> Result<(DirLoc, [u8; 11], Scan), Error> {
         let comps = name::split(path)?;
         let Some((last, parents)) = comps.split_last() else {
             return Err(path_err(path, "the root directory cannot be used here"));
@@ -275,7 +285,15 @@ impl<D: BlockDevice> FatFs<D> {
                 ),
             ));
         };
-        let req = AllocRequest { file_size_bytes: 0, last_cluster: Some(last), first_cluster: Some(first) };
+        // A FAT directory is a file whose length is its chain: with directory sizing on, the
+        // allocator sees the size it will have with the new cluster (a large directory is a
+        // large file to AFCA); off, every directory asks as size 0 (always "small").
+        let size = if self.size_directories {
+            (self.table.chain(first, path)?.len() as u64 + 1) * self.layout.cluster_bytes() as u64
+        } else {
+            0
+        };
+        let req = AllocRequest { file_size_bytes: size, last_cluster: Some(last), first_cluster: Some(first) };
         let c = self.alloc_cluster(req)?.ok_or_else(|| self.full_err(path))?;
         self.write_dir_cluster(c, &[])?;
         self.fat_set(last, c)?;
@@ -294,7 +312,8 @@ impl<D: BlockDevice> FatFs<D> {
             return Err(path_err(path, "already exists"));
         }
         let slot = self.free_slot(dir, &scan, path)?;
-        let req = AllocRequest { file_size_bytes: 0, last_cluster: None, first_cluster: None };
+        let size = if self.size_directories { self.layout.cluster_bytes() as u64 } else { 0 };
+        let req = AllocRequest { file_size_bytes: size, last_cluster: None, first_cluster: None };
         let c = self.alloc_cluster(req)?.ok_or_else(|| self.full_err(path))?;
         let parent = match dir {
             DirLoc::Chain(p) if p != self.layout.root_cluster => p,

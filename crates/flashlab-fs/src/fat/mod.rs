@@ -35,7 +35,9 @@
 //! map). Dirty sectors stay cached until the operation's write in write-through mode; in the
 //! deferred modes an evicted dirty sector is written at once (a FAT sector to every copy), as
 //! ChaN's FatFs does with its one-sector window — so a crash may then expose a FAT link to data
-//! not yet written, as with that driver.
+//! not yet written, as with that driver. With a name index ([`FatFs::set_name_index`]) the
+//! scans that look a name up are not charged (the driver finds names in memory); entry updates
+//! and FAT accesses still are.
 
 mod cache;
 mod defrag;
@@ -147,6 +149,10 @@ pub struct FatFs<D: BlockDevice> {
     dir_dirty: std::collections::BTreeSet<u64>,
     /// Which metadata sectors a bounded cache holds (unbounded by default).
     meta: cache::MetaCache,
+    /// Name lookups answered from memory (see [`FatFs::set_name_index`]).
+    name_index: bool,
+    /// Directories ask the allocator with their size (see [`FatFs::set_size_directories`]).
+    size_directories: bool,
     /// Whether metadata accesses are charged to the bounded cache (off while enumerating files
     /// for defragmentation, a model hook with no device I/O of its own).
     charge: bool,
@@ -249,6 +255,8 @@ impl<D: BlockDevice> FatFs<D> {
             dir_dirty: Default::default(),
             meta: Default::default(),
             charge: true,
+            name_index: false,
+            size_directories: false,
             ops_since_flush: 0,
             open: Vec::new(),
             fsinfo_has_count: false,
@@ -283,6 +291,8 @@ impl<D: BlockDevice> FatFs<D> {
             dir_dirty: Default::default(),
             meta: Default::default(),
             charge: true,
+            name_index: false,
+            size_directories: false,
             ops_since_flush: 0,
             open: Vec::new(),
             fsinfo_has_count,
@@ -318,6 +328,22 @@ impl<D: BlockDevice> FatFs<D> {
         self.flush_metadata()?;
         self.meta = cache::MetaCache::new(sectors);
         Ok(())
+    }
+
+    /// Answer name lookups (path walks and the search for a name in its directory) from
+    /// memory, as a driver with a name or directory-entry cache does (Linux's dentry cache,
+    /// embedded drivers' handle tables): those scans no longer pass through the bounded
+    /// metadata cache, while every FAT access and every update of a directory sector still do
+    /// (so an entry update on a sector the cache does not hold reads it first). No effect
+    /// without a bounded cache.
+    pub fn set_name_index(&mut self, on: bool) {
+        self.name_index = on;
+    }
+
+    /// Directories ask the allocator for a cluster with the size they will have (their chain's
+    /// bytes with the new cluster), as any file does; off (the default), with size 0.
+    pub fn set_size_directories(&mut self, on: bool) {
+        self.size_directories = on;
     }
 
     /// The cluster allocator's decision counts (see [`ClusterAllocator::counters`]).
