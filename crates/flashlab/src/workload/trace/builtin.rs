@@ -45,6 +45,12 @@ pub const BUILTINS: &[Builtin] = &[
         bytes: include_bytes!("../../../data/traces/linkbench-mdb-s64.blk.zst"),
     },
     Builtin {
+        name: "tpcc-pg",
+        format: "blkrq",
+        about: "TPC-C on PostgreSQL 15 (block_rq_issue capture), 1/64 spatial sample: 30,576 requests, 7.6 writes per page",
+        bytes: include_bytes!("../../../data/traces/tpcc-pg-s64.blk.zst"),
+    },
+    Builtin {
         name: "bonnie-1g",
         format: "blkrq",
         about: "Bonnie++ with a 1 GiB file on ext4 (block_rq_issue capture, whole): 8,596 requests, mean 495 KiB",
