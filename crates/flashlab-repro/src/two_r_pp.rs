@@ -1298,3 +1298,49 @@ fn why_section(w: &mut String, runs: &Runs) {
          numbers at paper scale."
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every paper-scale configuration builds its device — as on a fresh clone, whose trace rows
+    /// replay the built-in excerpts (the case that once failed after the whole run's planning:
+    /// 64 planes left an excerpt 4 lines) — so no row can exist at quick scale only. Building a
+    /// device allocates its tables (the 10 GB ones: tens of MB), not a run.
+    #[test]
+    fn every_paper_scale_row_builds_its_device() {
+        for scale in [Scale::Paper, Scale::Quick] {
+            for b in BENCHES {
+                let pl = match b.source {
+                    Source::Trace { builtin, .. } => {
+                        let shape = trace_shape(builtin, BLOCK_BYTES, PAGE_BYTES).expect("a built-in excerpt");
+                        Plan {
+                            trace: Some((builtin.to_string(), false)),
+                            writes: shape.page_writes,
+                            shape: Some(shape),
+                        }
+                    }
+                    Source::Gen { .. } => plan(b, scale).expect("a generator plan"),
+                };
+                let mut variants: Vec<(Policy, Vec<String>)> = POLICIES.iter().map(|p| (*p, vec![])).collect();
+                if FIO_FILLED.contains(&b.key) {
+                    let lines = format!("device.blocks_per_plane={}", op10_lines(scale));
+                    variants.extend(POLICY_OP10.iter().map(|p| (*p, vec![lines.clone()])));
+                }
+                for (p, extra) in variants {
+                    let cfg = config(b, &p, scale, &pl, &extra).expect("a valid configuration");
+                    let r = cfg.resolve().expect("resolves");
+                    let what = format!("{:?} {} {}", scale, b.key, p.label);
+                    let dev = flashlab::sim::build_device(&cfg, &r).unwrap_or_else(|e| panic!("{what}: {e}"));
+                    if let Some(shape) = pl.shape {
+                        let lines = cfg.device.blocks_per_plane as u64;
+                        assert!(lines >= MIN_TRACE_LINES.min(100), "{what}: {lines} lines ({shape:?})");
+                    }
+                    drop(dev);
+                }
+            }
+        }
+        assert_eq!(op10_lines(Scale::Paper), 2003, "8 GiB x 1.1 over 64 x 18 pages of 4 KiB is 2,002.5 lines");
+        assert!((fallback_bound(6.196, 0.4) - 0.731).abs() < 1e-3 && fallback_bound(1.481, 0.4) == 0.0);
+    }
+}
