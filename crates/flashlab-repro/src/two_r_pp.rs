@@ -825,22 +825,53 @@ fn pct(x: f64) -> String {
 }
 
 /// Every claim of the paper we test, judged by the one rule with [`BAND`].
+/// A fio row's 2R WAF, 2R++ WAF and Eq. (1) improvement, at Table 1's OP or §4.2's 10%.
+fn fio_figures(runs: &Runs, key: &str, op10: bool) -> [f64; 3] {
+    let (a, b) = if op10 { (OP10[1], OP10[2]) } else { ("2R", "2R++") };
+    let (w2r, w2rpp) = (runs.waf(key, a), runs.waf(key, b));
+    [w2r, w2rpp, improvement(w2r, w2rpp)]
+}
+
 fn claims(runs: &Runs) -> Vec<Claim> {
     let mut c = Vec::new();
-    for (keys, how) in [(FIO_FILLED, "device filled first"), (FIO_JOB, "filled by the job")] {
-        for (k, (_, p2r, p2rpp, pimp)) in keys.iter().zip(paper::TABLE3) {
-            let (o2r, o2rpp) = (runs.waf(k, "2R"), runs.waf(k, "2R++"));
+    for (keys, how, other_keys, other_how) in [
+        (FIO_FILLED, "device filled first", FIO_JOB, "filled by the job"),
+        (FIO_JOB, "filled by the job", FIO_FILLED, "filled first"),
+    ] {
+        for ((k, other), (_, p2r, p2rpp, pimp)) in keys.iter().zip(other_keys).zip(paper::TABLE3) {
             let theta = &bench(k).paper_row[4..];
-            c.push(Claim::new(Kind::Value, format!("fio θ={theta} ({how}): 2R WAF"), p2r, o2r, BAND, ""));
-            c.push(Claim::new(Kind::Value, format!("fio θ={theta} ({how}): 2R++ WAF"), p2rpp, o2rpp, BAND, ""));
-            c.push(Claim::new(
-                Kind::Effect,
-                format!("fio θ={theta} ({how}): improvement of 2R++ over 2R, Eq. (1), %"),
-                pimp,
-                improvement(o2r, o2rpp),
-                BAND,
-                "",
-            ));
+            // Ours, and the same figures under the readings the paper leaves open: the device state
+            // for every fio row, and §4.2's 10% OP for the rows on a filled device.
+            let ours = fio_figures(runs, k, false);
+            let mut readings = vec![(
+                format!("the device {other_how} (§5.1's wording allows both states)"),
+                fio_figures(runs, other, false),
+            )];
+            if FIO_FILLED.contains(k) {
+                readings
+                    .push(("§4.2's 10% OP (Table 1's geometry gives 12.5%)".to_string(), fio_figures(runs, k, true)));
+            }
+            let claimed = [
+                ("2R WAF", Kind::Value, p2r),
+                ("2R++ WAF", Kind::Value, p2rpp),
+                ("improvement of 2R++ over 2R, Eq. (1), %", Kind::Effect, pimp),
+            ];
+            for (i, (what, kind, paper)) in claimed.into_iter().enumerate() {
+                let claim = Claim::new(kind, format!("fio θ={theta} ({how}): {what}"), paper, ours[i], BAND, "");
+                // A gap is explained by an ambiguity of the paper when its other reading, also run,
+                // puts the figure inside the band.
+                let fix = readings.iter().find_map(|(reading, f)| {
+                    let x = f[i];
+                    let c2 = Claim::new(kind, "", paper, x, BAND, "");
+                    (!c2.has_gap()).then(|| {
+                        format!("an ambiguity of the paper, both readings run: with {reading} ours is {x:.3}, inside the band")
+                    })
+                });
+                c.push(match fix {
+                    Some(why) => claim.because(why),
+                    None => claim,
+                });
+            }
         }
     }
     for k in OLTP {
