@@ -214,7 +214,8 @@ GcReport = TypedDict("GcReport", {
     "moved_into_cold": int,
     #: The GC victim policy (`ftl.gc`).
     "policy": str,
-    #: Of `moved_into_cold`, pages a later host write sent back to the normal region.
+    #: Of `moved_into_cold`, pages a later host write sent back to the normal region (only pages
+    #: moved in the measured phase: never more than `moved_into_cold`).
     "returned": int,
     #: `returned / moved_into_cold` (null when nothing moved into cold).
     "returned_ratio": Optional[float],
