@@ -5,6 +5,14 @@ test fails when this file differs from what the code generates.
 
 from typing import Any, Dict, List, Literal, Optional, Tuple, TypedDict
 
+#: One bucket of [`GcReport::returned_age`].
+AgeBucket = TypedDict("AgeBucket", {
+    #: Returned pages of this age.
+    "pages": int,
+    #: Upper bound (inclusive) in drive writes; null for the last bucket.
+    "up_to_drive_writes": Optional[float],
+})
+
 #: How requests arrive.
 Arrival = Literal["auto", "open", "closed"]
 
@@ -212,11 +220,21 @@ GcReport = TypedDict("GcReport", {
     "flows": List["Flow"],
     #: Pages GC moved from a non-cold stream into a cold one.
     "moved_into_cold": int,
+    #: Host writes that overwrote a page stored in each stream (the old copy's), e.g.
+    #: `{"stream": "01", "pages": 9}`; beside `flows`, how many of the pages GC moved into a
+    #: stream were rewritten before leaving it (2R++'s second chance at work; a page placed
+    #: before the measured phase counts too, so the ratio to a flow is approximate). Empty for
+    #: a policy with one stream.
+    "overwrites": List["StreamPages"],
     #: The GC victim policy (`ftl.gc`).
     "policy": str,
     #: Of `moved_into_cold`, pages a later host write sent back to the normal region (only pages
     #: moved in the measured phase: never more than `moved_into_cold`).
     "returned": int,
+    #: `returned` by age: the host writes (to any page) between a page's move into the cold
+    #: region and its return, in drive writes (host writes over the logical pages), in buckets
+    #: up to each `up_to_drive_writes` (the last, null, unbounded). Empty without a cold region.
+    "returned_age": List["AgeBucket"],
     #: `returned / moved_into_cold` (null when nothing moved into cold).
     "returned_ratio": Optional[float],
     #: The GC schedule and its resolved parameters (empty for schemes without one).
@@ -531,6 +549,14 @@ SimSummary = TypedDict("SimSummary", {
     "verified_reads": int,
     #: Wall-clock seconds of the measured phase (not deterministic).
     "wall_s": float,
+})
+
+#: Pages per write stream.
+StreamPages = TypedDict("StreamPages", {
+    #: Pages.
+    "pages": int,
+    #: The write stream's name.
+    "stream": str,
 })
 
 #: Where host writes go across planes.

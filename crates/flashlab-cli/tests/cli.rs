@@ -733,7 +733,11 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
     let rows = v["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 11 * 8 + 3 * 3, "11 workloads x 8 policy variants, and the 3 filled fio rows at 10% OP");
+    assert_eq!(
+        rows.len(),
+        11 * 8 + 3 * 3 + 6 * 4,
+        "11 workloads x 8 policy variants, the 3 filled fio rows at 10% OP, and 4 warm-page variants on 6 workloads"
+    );
     for r in rows {
         for key in [
             "workload",
@@ -744,6 +748,8 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
             "copybacks",
             "copybacks_by_flow",
             "returned_ratio",
+            "returned_age",
+            "overwrites",
             "frozen_share",
             "fallback_share",
             "effective_over_provisioning",
@@ -752,6 +758,17 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
         }
         assert_eq!(r["running_waf"].as_array().unwrap().len(), 10, "10 equal intervals");
         assert!(r["waf"].as_f64().unwrap() >= 1.0);
+    }
+    // Issue 40's warm-page experiments: their rows, their section, and ages that account for
+    // every returned page.
+    for p in ["2R (window by access)", "2R++ (window by access)", "2R (invalid stop)", "2R++ (valid stop)"] {
+        assert_eq!(rows.iter().filter(|r| r["policy"] == p).count(), 6, "{p}");
+    }
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(report.contains("## Why 2R++'s gain over 2R is not reproduced: experiments"));
+    for r in rows.iter().filter(|r| r["gc"] != "greedy") {
+        let ages: u64 = r["returned_age"].as_array().unwrap().iter().map(|b| b["pages"].as_u64().unwrap()).sum();
+        assert_eq!(ages, r["returned"].as_u64().unwrap(), "{}", r["policy"]);
     }
     let tpcc_2rpp = rows.iter().find(|r| r["workload"] == "tpcc" && r["policy"] == "2R++").unwrap();
     let flows = tpcc_2rpp["copybacks_by_flow"].as_object().unwrap();

@@ -185,6 +185,22 @@ fn op10_lines(scale: Scale) -> u64 {
     (logical as f64 * 1.1 / (planes * 18 * PAGE_BYTES) as f64).ceil() as u64
 }
 
+/// Why 2R++'s gain over 2R is not reproduced: the main 2R / 2R++ rows with one unstated detail
+/// changed — the recency window counting the most recently *accessed* lines (§3.1's word; a page
+/// invalidation counts as an access) instead of the most recently sealed, and the multi-victim
+/// stop rules swapped (2R with 2R++'s "invalid pages reach a line" is 2R++ without its 01
+/// stage, so 2R (invalid stop) → 2R++ isolates the warm-page rule; 2R → 2R (invalid stop), the
+/// stop rule). Run on the rows where the paper's gain is largest or the workload is real; fio
+/// θ 0.5 is left out (the fallback picks every victim there, so neither detail is exercised by
+/// 2R's rule, and it is the dearest row at paper scale).
+const WARM_BENCHES: [&str; 6] = ["fio-0.9", "fio-1.1", "tpcc", "linkbench", "tpcc-trace", "linkbench-trace"];
+const WARM_POLICIES: [Policy; 4] = [
+    Policy { label: "2R (window by access)", params: &["ftl.gc_params.window_by=\"accessed\""], ..POLICIES[1] },
+    Policy { label: "2R++ (window by access)", params: &["ftl.gc_params.window_by=\"accessed\""], ..POLICIES[2] },
+    Policy { label: "2R (invalid stop)", params: &["ftl.gc_params.multi_victim=\"invalid\""], ..POLICIES[1] },
+    Policy { label: "2R++ (valid stop)", params: &["ftl.gc_params.multi_victim=\"valid\""], ..POLICIES[2] },
+];
+
 /// Threshold sensitivity: 2R and 2R++ at other thresholds (the main rows use 40%, 2R++'s
 /// stated value, for both) on one generator and one OLTP model.
 const SENS_BENCHES: [&str; 2] = ["fio-1.1", "tpcc"];
@@ -387,6 +403,8 @@ fn row(b: &Bench, p: &Policy, r: &Results) -> serde_json::Value {
         "moved_into_cold": r.gc.moved_into_cold,
         "returned": r.gc.returned,
         "returned_ratio": r.gc.returned_ratio,
+        "returned_age": r.gc.returned_age,
+        "overwrites": r.gc.overwrites,
         "frozen_share": r.series.iter().map(|s| s.frozen_share).collect::<Vec<_>>(),
         "host_writes": r.ftl.host_writes,
         "erases": r.flash.erases,
@@ -420,6 +438,14 @@ pub fn run(scale: Scale, threads: usize, progress: &dyn RunProgress) -> Result<O
         for p in &POLICY_OP10 {
             let cfg = config(b, p, scale, pl, &[format!("device.blocks_per_plane={}", op10_lines(scale))])?;
             jobs.push((format!("{} / {}", b.label, p.label), cfg));
+            keys.push((b, p));
+        }
+    }
+    // The warm-page experiments.
+    for key in WARM_BENCHES {
+        let (b, pl) = BENCHES.iter().zip(&plans).find(|(b, _)| b.key == key).expect("a registered bench");
+        for p in &WARM_POLICIES {
+            jobs.push((format!("{} / {}", b.label, p.label), config(b, p, scale, pl, &[])?));
             keys.push((b, p));
         }
     }
@@ -832,6 +858,31 @@ fn fio_figures(runs: &Runs, key: &str, op10: bool) -> [f64; 3] {
     [w2r, w2rpp, improvement(w2r, w2rpp)]
 }
 
+/// The 2R WAF, 2R++ WAF and Eq. (1) improvement with §3.1's "most recently accessed" window,
+/// where run.
+fn window_reading(runs: &Runs, key: &str) -> Option<(String, [f64; 3])> {
+    WARM_BENCHES.contains(&key).then(|| {
+        let (w2r, w2rpp) = (runs.waf(key, WARM_POLICIES[0].label), runs.waf(key, WARM_POLICIES[1].label));
+        (
+            "§3.1's most recently *accessed* lines as the recency window (a page invalidation counts as an access)"
+                .to_string(),
+            [w2r, w2rpp, improvement(w2r, w2rpp)],
+        )
+    })
+}
+
+/// A claim; a gap is explained by an ambiguity of the paper when its other reading, also run,
+/// puts the figure inside the band (`readings`: the reading and our figure under it).
+fn judged(kind: Kind, what: String, paper: f64, ours: f64, readings: &[(String, f64)]) -> Claim {
+    let claim = Claim::new(kind, what, paper, ours, BAND, "");
+    match readings.iter().find(|(_, x)| !Claim::new(kind, "", paper, *x, BAND, "").has_gap()) {
+        Some((reading, x)) => claim.because(format!(
+            "an ambiguity of the paper, both readings run: with {reading} ours is {x:.3}, inside the band"
+        )),
+        None => claim,
+    }
+}
+
 fn claims(runs: &Runs) -> Vec<Claim> {
     let mut c = Vec::new();
     for (keys, how, other_keys, other_how) in [
@@ -851,26 +902,15 @@ fn claims(runs: &Runs) -> Vec<Claim> {
                 readings
                     .push(("§4.2's 10% OP (Table 1's geometry gives 12.5%)".to_string(), fio_figures(runs, k, true)));
             }
+            readings.extend(window_reading(runs, k));
             let claimed = [
                 ("2R WAF", Kind::Value, p2r),
                 ("2R++ WAF", Kind::Value, p2rpp),
                 ("improvement of 2R++ over 2R, Eq. (1), %", Kind::Effect, pimp),
             ];
             for (i, (what, kind, paper)) in claimed.into_iter().enumerate() {
-                let claim = Claim::new(kind, format!("fio θ={theta} ({how}): {what}"), paper, ours[i], BAND, "");
-                // A gap is explained by an ambiguity of the paper when its other reading, also run,
-                // puts the figure inside the band.
-                let fix = readings.iter().find_map(|(reading, f)| {
-                    let x = f[i];
-                    let c2 = Claim::new(kind, "", paper, x, BAND, "");
-                    (!c2.has_gap()).then(|| {
-                        format!("an ambiguity of the paper, both readings run: with {reading} ours is {x:.3}, inside the band")
-                    })
-                });
-                c.push(match fix {
-                    Some(why) => claim.because(why),
-                    None => claim,
-                });
+                let alt: Vec<(String, f64)> = readings.iter().map(|(r, f)| (r.clone(), f[i])).collect();
+                c.push(judged(kind, format!("fio θ={theta} ({how}): {what}"), paper, ours[i], &alt));
             }
         }
     }
@@ -878,17 +918,19 @@ fn claims(runs: &Runs) -> Vec<Claim> {
         let row = bench(k).paper_row;
         let (g, r, rpp) = paper::table4(row);
         let name = bench(k).label;
-        for (label, p) in [("greedy", g), ("2R", r), ("2R++", rpp)] {
-            c.push(Claim::new(Kind::Value, format!("{name}: {label} WAF"), p, runs.waf(k, label), BAND, ""));
+        let window = window_reading(runs, k);
+        let alt = |i: usize| -> Vec<(String, f64)> { window.iter().map(|(r, f)| (r.clone(), f[i])).collect() };
+        c.push(judged(Kind::Value, format!("{name}: greedy WAF"), g, runs.waf(k, "greedy"), &[]));
+        for (i, (label, p)) in [("2R", r), ("2R++", rpp)].into_iter().enumerate() {
+            c.push(judged(Kind::Value, format!("{name}: {label} WAF"), p, runs.waf(k, label), &alt(i)));
         }
         let (o2r, o2rpp) = (runs.waf(k, "2R"), runs.waf(k, "2R++"));
-        c.push(Claim::new(
+        c.push(judged(
             Kind::Effect,
             format!("{name}: improvement of 2R++ over 2R, Eq. (1), %"),
             improvement(r, rpp),
             improvement(o2r, o2rpp),
-            BAND,
-            "",
+            &alt(2),
         ));
         c.push(Claim::new(
             Kind::Effect,
@@ -952,6 +994,7 @@ fn report(scale: Scale, runs: &Runs, plans: &[Plan], files: &[(String, String)],
     let _ = writeln!(w, "Every interval of every run: [series.csv](series.csv).\n");
     frozen_section(w, runs);
     ablation_section(w, runs);
+    warm_section(w, runs);
     let _ = writeln!(w, "## Verdicts\n");
     let _ = writeln!(w, "By the rule and the ±{:.0}% band stated under Setup, before the results.\n", 100.0 * BAND);
     let _ = writeln!(w, "{}", verdict::section(claims, 3));
@@ -1272,6 +1315,103 @@ fn ablation_section(w: &mut String, runs: &Runs) {
     let _ = writeln!(w);
 }
 
+/// The paper's Eq. (1) improvement for a bench's row.
+fn paper_improvement(key: &str) -> f64 {
+    let row = bench(key).paper_row;
+    match paper::TABLE3.iter().find(|r| r.0 == row) {
+        Some(r) => r.3,
+        None => {
+            let (_, r, rpp) = paper::table4(row);
+            improvement(r, rpp)
+        }
+    }
+}
+
+fn flow(r: &Results, from: &str, to: &str) -> u64 {
+    r.gc.flows.iter().find(|f| f.from == from && f.to == to).map_or(0, |f| f.pages)
+}
+
+fn overwrites(r: &Results, stream: &str) -> u64 {
+    r.gc.overwrites.iter().find(|o| o.stream == stream).map_or(0, |o| o.pages)
+}
+
+/// Share of `r`'s returned pages that came back within `dw` drive writes of their move into cold.
+fn returned_within(r: &Results, dw: f64) -> Option<f64> {
+    let total: u64 = r.gc.returned_age.iter().map(|b| b.pages).sum();
+    let within: u64 =
+        r.gc.returned_age.iter().filter(|b| b.up_to_drive_writes.is_some_and(|u| u <= dw)).map(|b| b.pages).sum();
+    (total > 0).then(|| within as f64 / total as f64)
+}
+
+/// Issue 40 item 4: the experiments on why 2R++'s gain over 2R is not reproduced.
+fn warm_section(w: &mut String, runs: &Runs) {
+    let _ = writeln!(w, "## Why 2R++'s gain over 2R is not reproduced: experiments\n");
+    let _ = writeln!(
+        w,
+        "Eq. (1) improvement of 2R++ over 2R under the main reading and with one unstated detail changed. *Window by access*: \
+         the 20% recency window holds the most recently *accessed* lines (§3.1's word; a page invalidation counts as an access) \
+         instead of the most recently sealed. *Stop rules swapped*: 2R with 2R++'s stop rule (victims until their invalid \
+         pages reach a line) is 2R++ without its 01 stage, so `2R (invalid stop)` → `2R++` is the warm-page rule's own gain, \
+         and `2R` → `2R (invalid stop)` the stop rule's. fio θ 0.5 is not run (its fallback picks every victim).\n"
+    );
+    let _ = writeln!(
+        w,
+        "| workload | paper | main: 2R → 2R++ | window by access: 2R → 2R++ | 2R (invalid stop) | 2R++ (valid stop) | warm-page rule alone | stop rule alone |\n|---|---|---|---|---|---|---|---|"
+    );
+    let [wa2r, wa2rpp, inv, val] = WARM_POLICIES.map(|p| p.label);
+    for k in WARM_BENCHES {
+        let f = |p: &str| runs.waf(k, p);
+        let _ = writeln!(
+            w,
+            "| {k} | {} | {:.3} → {:.3}: {} | {:.3} → {:.3}: {} | {} | {} | {} | {} |",
+            pct(paper_improvement(k)),
+            f("2R"),
+            f("2R++"),
+            pct(improvement(f("2R"), f("2R++"))),
+            f(wa2r),
+            f(wa2rpp),
+            pct(improvement(f(wa2r), f(wa2rpp))),
+            runs.waf_fb(k, inv),
+            runs.waf_fb(k, val),
+            pct(improvement(f(inv), f("2R++"))),
+            pct(improvement(f("2R"), f(inv))),
+        );
+    }
+    let _ = writeln!(
+        w,
+        "\n**Warm pages** (main 2R / 2R++ rows). 2R: of the pages GC moved into the cold region in the measured phase, the share a \
+         host write sent back (the returned ratio), and of those the share back within 1/16, 1/4 and 1 drive write (host writes \
+         over the logical capacity) of the move. 2R++: of the pages moved 00 → 01, the share rewritten while in 01 (host \
+         overwrites of 01 pages over the 00 → 01 flow: the warm pages its second chance catches) and the share moved on 01 → 10. \
+         2R++ can only gain where 2R's returns are many and the 01 stage holds a page long enough to see its rewrite. \
+         *Returned pages' region* is not an open detail: §3.1 places every written page in a 00 block \"regardless of the block \
+         it was in\" (Fig. 6 ①), as we do, so no other reading is run.\n"
+    );
+    let _ = writeln!(
+        w,
+        "| workload | 2R returned | ≤1/16 dw | ≤1/4 dw | ≤1 dw | 2R++ 00→01 rewritten in 01 | 01→10 | 2R++ returned |\n|---|---|---|---|---|---|---|---|"
+    );
+    let share = |x: Option<f64>| x.map_or("-".into(), |x| pct(100.0 * x));
+    for b in BENCHES {
+        let (r2, r3) = (runs.get(b.key, "2R"), runs.get(b.key, "2R++"));
+        let into01 = flow(r3, "00", "01");
+        let of01 = |n: u64| (into01 > 0).then(|| n as f64 / into01 as f64);
+        let _ = writeln!(
+            w,
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            b.key,
+            share(r2.gc.returned_ratio),
+            share(returned_within(r2, 1.0 / 16.0)),
+            share(returned_within(r2, 0.25)),
+            share(returned_within(r2, 1.0)),
+            share(of01(overwrites(r3, "01"))),
+            share(of01(flow(r3, "01", "10"))),
+            share(r3.gc.returned_ratio),
+        );
+    }
+    let _ = writeln!(w);
+}
+
 /// Where the figures differ, with the experiments above that speak to it (data-driven lines).
 fn why_section(w: &mut String, runs: &Runs) {
     let _ = writeln!(w, "## Why figures differ\n");
@@ -1310,6 +1450,49 @@ fn why_section(w: &mut String, runs: &Runs) {
          shows how much that choice moves WAF.",
         fb.join("; ")
     );
+    // Item 4's experiments, summarised from the rows.
+    let mean = |f: &dyn Fn(&str) -> f64| WARM_BENCHES.iter().map(|k| f(k)).sum::<f64>() / WARM_BENCHES.len() as f64;
+    let [wa2r, wa2rpp, inv, _] = WARM_POLICIES.map(|p| p.label);
+    let main_gain = mean(&|k| improvement(runs.waf(k, "2R"), runs.waf(k, "2R++")));
+    let rule_gain = mean(&|k| improvement(runs.waf(k, inv), runs.waf(k, "2R++")));
+    let stop_gain = mean(&|k| improvement(runs.waf(k, "2R"), runs.waf(k, inv)));
+    let window_gain = mean(&|k| improvement(runs.waf(k, wa2r), runs.waf(k, wa2rpp)));
+    let paper_gain = mean(&|k| paper_improvement(k));
+    let caught = |k: &str| {
+        let r = runs.get(k, "2R++");
+        overwrites(r, "01") as f64 / flow(r, "00", "01").max(1) as f64
+    };
+    let fio_caught = FIO_FILLED.iter().map(|k| caught(k)).sum::<f64>() / 3.0;
+    let oltp_caught = OLTP.iter().map(|k| caught(k)).sum::<f64>() / OLTP.len() as f64;
+    let which = if stop_gain.abs() < rule_gain.abs() {
+        "the 01 stage's more than the stop rule's"
+    } else {
+        "the stop rule's more than the 01 stage's"
+    };
+    // The window reading closes the gap if it brings the mean gain at least halfway to the paper's.
+    let window_verdict = if (window_gain - paper_gain).abs() <= 0.5 * (main_gain - paper_gain).abs() {
+        "which closes at least half of the gap"
+    } else {
+        "which does not close half of the gap: the window's definition is not the cause"
+    };
+    let _ = writeln!(
+        w,
+        "- **2R++'s gain over 2R** (experiments above; means over {} rows): the paper's Eq. (1) improvement averages {}, ours \
+         {}. The warm-page rule alone (2R with 2R++'s stop rule → 2R++) gives {}, the stop rule alone {}: what gain we see is \
+         {which}. With the window by most recent access the gain is {}, {window_verdict}. The 01 stage catches {} of the \
+         pages moved into it on the filled fio rows and {} on the OLTP rows (means); the rest reach the cold region, where \
+         most are rewritten all the same (2R++'s returned ratio in the table). What remains of the gap is unexplained: no \
+         row here removes it; the measured rewrite ages point at the workloads' rewrite intervals against the time a page \
+         spends in 01 (a guess, not tested by an ablation).",
+        WARM_BENCHES.len(),
+        pct(paper_gain),
+        pct(main_gain),
+        pct(rule_gain),
+        pct(stop_gain),
+        pct(window_gain),
+        pct(100.0 * fio_caught),
+        pct(100.0 * oltp_caught),
+    );
     let _ = writeln!(
         w,
         "- **Workloads.** The growth models reproduce the characteristics the paper states (1 → 10 GB growth, 20% of pages taking \
@@ -1321,7 +1504,7 @@ fn why_section(w: &mut String, runs: &Runs) {
          - **fio.** Our zipf generator follows fio's algorithm (checked against real fio logs). Which device state the paper \
          used is not certain; both are reported.\n\
          - **Unstated details** (documented in `ftl/gc/two_region.rs`): 2R's threshold (we use 2R++'s 40%), which lines the 20% \
-         window counts (the most recently sealed), the fallback when no line is under the threshold, and whether the modified \
+         window counts (the most recently sealed; the most recently accessed is run above), the fallback when no line is under the threshold, and whether the modified \
          FTL kept FEMU's 1/8 rule for 2R's victims (we keep it: the trigger is FEMU's, the victims the policy's).\n\
          - **Quick scale** uses 1/64 of the capacity and an eighth of the lines. fio's zipf puts a fixed share of the writes on \
          the top *k* ranks, not on the top *x%* of the pages, so over 32 K instead of 2 M pages the skew is weaker; FEMU's \
@@ -1357,6 +1540,9 @@ mod tests {
                 if FIO_FILLED.contains(&b.key) {
                     let lines = format!("device.blocks_per_plane={}", op10_lines(scale));
                     variants.extend(POLICY_OP10.iter().map(|p| (*p, vec![lines.clone()])));
+                }
+                if WARM_BENCHES.contains(&b.key) {
+                    variants.extend(WARM_POLICIES.iter().map(|p| (*p, vec![])));
                 }
                 for (p, extra) in variants {
                     let cfg = config(b, &p, scale, &pl, &extra).expect("a valid configuration");

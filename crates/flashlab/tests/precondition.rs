@@ -357,4 +357,20 @@ fn returned_pages_are_a_subset_of_the_phases_moves_into_cold() {
     assert!(g.moved_into_cold > 0 && g.returned > 0, "the skewed phase moves pages into cold and sends some back");
     assert!(g.returned_ratio.is_some_and(|r| r <= 1.0), "{:?}", g.returned_ratio);
     assert!(skewed.series.iter().all(|s| s.returned <= g.moved_into_cold));
+    // Every return of the phase has an age; at θ 0.9 over four drive writes some come back
+    // within a sixteenth of a drive write and some after more than a quarter.
+    let ages: Vec<u64> = g.returned_age.iter().map(|b| b.pages).collect();
+    assert_eq!(ages.iter().sum::<u64>(), g.returned, "{ages:?}");
+    assert!(ages[..2].iter().sum::<u64>() > 0 && ages[3..].iter().sum::<u64>() > 0, "{ages:?}");
+    // Overwrites by the old copy's stream: every measured host write but first writes, and
+    // 2R++'s cold stream (10) sees exactly the phase's returns plus pages moved 10 → 10 or
+    // before the phase, so at least `returned`.
+    let over: u64 = g.overwrites.iter().map(|o| o.pages).sum();
+    assert!(
+        over <= skewed.ftl.host_writes && over > skewed.ftl.host_writes / 2,
+        "{over} of {}",
+        skewed.ftl.host_writes
+    );
+    let cold = g.overwrites.iter().find(|o| o.stream == "10").expect("2R++ names its cold stream 10").pages;
+    assert!(cold >= g.returned, "{cold} overwrites in the cold stream, {} returns", g.returned);
 }

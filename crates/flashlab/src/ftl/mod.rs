@@ -109,11 +109,51 @@ pub struct GcReport {
     pub returned: u64,
     /// `returned / moved_into_cold` (null when nothing moved into cold).
     pub returned_ratio: Option<f64>,
+    /// `returned` by age: the host writes (to any page) between a page's move into the cold
+    /// region and its return, in drive writes (host writes over the logical pages), in buckets
+    /// up to each `up_to_drive_writes` (the last, null, unbounded). Empty without a cold region.
+    pub returned_age: Vec<AgeBucket>,
+    /// Host writes that overwrote a page stored in each stream (the old copy's), e.g.
+    /// `{"stream": "01", "pages": 9}`; beside `flows`, how many of the pages GC moved into a
+    /// stream were rewritten before leaving it (2R++'s second chance at work; a page placed
+    /// before the measured phase counts too, so the ratio to a flow is approximate). Empty for
+    /// a policy with one stream.
+    pub overwrites: Vec<StreamPages>,
     /// Share of the victims a policy's fallback rule chose (2R / 2R++: no segment under the
     /// threshold); null for policies without one or when nothing was collected.
     pub fallback_share: Option<f64>,
     /// Policy-specific counters.
     pub extra: std::collections::BTreeMap<String, u64>,
+}
+
+/// One bucket of [`GcReport::returned_age`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct AgeBucket {
+    /// Upper bound (inclusive) in drive writes; null for the last bucket.
+    pub up_to_drive_writes: Option<f64>,
+    /// Returned pages of this age.
+    pub pages: u64,
+}
+
+/// Pages per write stream.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct StreamPages {
+    /// The write stream's name.
+    pub stream: String,
+    /// Pages.
+    pub pages: u64,
+}
+
+/// Bucket bounds of [`GcReport::returned_age`], in drive writes.
+pub const RETURN_AGE_EDGES: [f64; 5] = [1.0 / 64.0, 1.0 / 16.0, 0.25, 1.0, 4.0];
+
+/// Counts per age bucket (one more than [`RETURN_AGE_EDGES`]) as [`AgeBucket`]s.
+pub fn age_buckets(counts: &[u64]) -> Vec<AgeBucket> {
+    counts
+        .iter()
+        .enumerate()
+        .map(|(i, &pages)| AgeBucket { up_to_drive_writes: RETURN_AGE_EDGES.get(i).copied(), pages })
+        .collect()
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -150,6 +190,23 @@ impl GcReport {
             moved_into_cold: moved,
             returned,
             returned_ratio: (moved > 0).then(|| returned as f64 / moved as f64),
+            returned_age: self
+                .returned_age
+                .iter()
+                .enumerate()
+                .map(|(i, b)| AgeBucket {
+                    up_to_drive_writes: b.up_to_drive_writes,
+                    pages: b.pages - base.returned_age.get(i).map_or(0, |x| x.pages),
+                })
+                .collect(),
+            overwrites: self
+                .overwrites
+                .iter()
+                .map(|o| {
+                    let b = base.overwrites.iter().find(|x| x.stream == o.stream).map_or(0, |x| x.pages);
+                    StreamPages { stream: o.stream.clone(), pages: o.pages - b }
+                })
+                .collect(),
             fallback_share: fallback_share(&extra, victims),
             extra,
         }

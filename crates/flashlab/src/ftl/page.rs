@@ -14,7 +14,9 @@ use super::alloc::Segments;
 use super::gc::{self, GcPolicy};
 use super::maptable::{MapTable, Resident};
 use super::schedule::{self, GcSchedule, Round, ScheduleContext};
-use super::{Flow, Ftl, FtlCounters, FtlSpec, GcReport, MappingReport, ReadOutcome, Striping};
+use super::{
+    Flow, Ftl, FtlCounters, FtlSpec, GcReport, MappingReport, ReadOutcome, StreamPages, Striping, RETURN_AGE_EDGES,
+};
 use crate::error::Error;
 use crate::nand::{Nand, NandCounters};
 use crate::units::{Lpn, Nanos, Ppn};
@@ -60,8 +62,18 @@ pub struct PageFtl<M = Resident> {
     /// is not counted when the measured phase sends it back). Allocated only when the policy
     /// has cold streams.
     in_cold: Vec<[u64; 2]>,
+    /// Per logical page in the cold region, the host writes counted when GC moved it there
+    /// (allocated with `in_cold`): a return's age.
+    cold_since: Vec<u64>,
     moved_into_cold: u64,
     returned: u64,
+    /// Returned pages by age (host writes between the move into cold and the return), in the
+    /// buckets of [`RETURN_AGE_EDGES`] scaled to the logical pages.
+    returned_age: [u64; RETURN_AGE_EDGES.len() + 1],
+    age_edges: [u64; RETURN_AGE_EDGES.len()],
+    /// Host writes that overwrote a page stored in each stream (the old copy's stream), counted
+    /// when the policy has more than one.
+    overwrites: Vec<u64>,
     /// What the table costs and whether it fixes placement: [`Resident`] for `page`; a
     /// cached table for DFTL and WADPM.
     table: M,
@@ -133,7 +145,8 @@ pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
 /// bit per physical page, per segment its allocator state (valid count, state, stream, seal
 /// time, a free-list entry in a deque grown by pushes) and its victim policy's (at most 24
 /// bytes: the largest, 2R's, keeps a flag, a seal sequence and a valid count; greedy, FIFO and
-/// cost-benefit keep list links or positions), a cold bit per logical page (2R), and the NAND.
+/// cost-benefit keep list links or positions), two cold bits and a move time per logical page
+/// (2R, 2R++), and the NAND.
 pub fn memory(spec: &FtlSpec, est: &mut crate::memory::Estimate) -> Result<(), Error> {
     use crate::memory::{bitmap_bytes, vec_bytes};
     let layout = &spec.layout;
@@ -151,6 +164,12 @@ pub fn memory(spec: &FtlSpec, est: &mut crate::memory::Estimate) -> Result<(), E
     est.add("per-block state", rounded + rounding::<[u32; 2]>(segments));
     est.add("per-block state", bitmap_bytes(spec.logical_pages));
     est.add("per-block state", 2 * vec_bytes::<u32>(layout.pages_per_segment as u64));
+    // With a cold region (2R, 2R++): a second cold bit and the move time of each logical page.
+    // (A policy that does not build is reported, with its key, when the FTL is built.)
+    let policy = gc::build(spec.config.gc_name(), layout, &spec.config.gc_params).ok();
+    if policy.is_some_and(|p| (0..p.streams()).any(|s| p.is_cold_stream(s))) {
+        est.add("cold-region tracking", bitmap_bytes(spec.logical_pages) + vec_bytes::<u64>(spec.logical_pages));
+    }
     Nand::memory(layout, spec.verify, spec.timing.is_some(), est);
     Ok(())
 }
@@ -204,8 +223,12 @@ impl<M: MapTable> PageFtl<M> {
             flows: vec![0; streams * streams],
             cold_stream,
             in_cold: if tracks_cold { vec![[0; 2]; (spec.logical_pages as usize).div_ceil(64)] } else { Vec::new() },
+            cold_since: if tracks_cold { vec![0; spec.logical_pages as usize] } else { Vec::new() },
             moved_into_cold: 0,
             returned: 0,
+            returned_age: [0; RETURN_AGE_EDGES.len() + 1],
+            age_edges: RETURN_AGE_EDGES.map(|e| (e * spec.logical_pages as f64).round() as u64),
+            overwrites: vec![0; streams],
             table,
             gc_srcs: Vec::with_capacity(layout.pages_per_segment as usize),
             gc_lpns: Vec::with_capacity(layout.pages_per_segment as usize),
@@ -293,6 +316,9 @@ impl<M: MapTable> PageFtl<M> {
         let ppn = self.take_page(stream, pool, t_ns)?;
         let old = self.l2p[lpn as usize];
         if old != UNMAPPED {
+            if self.overwrites.len() > 1 {
+                self.overwrites[self.segs.stream[self.segs.layout.segment_of(old) as usize] as usize] += 1;
+            }
             self.invalidate(old);
         }
         if !self.in_cold.is_empty() {
@@ -793,6 +819,7 @@ impl<M: MapTable> PageFtl<M> {
         let bit = 1u64 << (lpn % 64);
         w[0] |= bit;
         w[1] |= bit;
+        self.cold_since[lpn as usize] = self.counters.host_writes;
     }
 
     /// A host write (counted as a return when the page entered the cold region in this phase)
@@ -802,7 +829,11 @@ impl<M: MapTable> PageFtl<M> {
         let w = &mut self.in_cold[lpn as usize / 64];
         let bit = 1u64 << (lpn % 64);
         if w[0] & bit != 0 {
-            self.returned += (count && w[1] & bit != 0) as u64;
+            if count && w[1] & bit != 0 {
+                self.returned += 1;
+                let age = self.counters.host_writes - self.cold_since[lpn as usize];
+                self.returned_age[self.age_edges.partition_point(|&e| e < age)] += 1;
+            }
             w[0] &= !bit;
             w[1] &= !bit;
         }
@@ -963,6 +994,9 @@ impl<M: MapTable> Ftl for PageFtl<M> {
     #[inline]
     fn prefetch(&self, lpn: Lpn) {
         crate::hint::prefetch(&self.l2p, lpn.index());
+        if !self.in_cold.is_empty() {
+            crate::hint::prefetch(&self.in_cold, lpn.index() / 64);
+        }
     }
 
     #[inline]
@@ -973,6 +1007,11 @@ impl<M: MapTable> Ftl for PageFtl<M> {
             crate::hint::prefetch(&self.valid_bits, ppn as usize / 64);
             crate::hint::prefetch(&self.segs.valid, seg as usize);
             self.policy.prefetch(seg);
+        }
+        // The page's move time into the cold region, read if the write returns it (not gated on
+        // the cold bit: waiting for that load would cost what the prefetch saves).
+        if !self.cold_since.is_empty() {
+            crate::hint::prefetch(&self.cold_since, lpn.index());
         }
     }
 
@@ -1054,6 +1093,16 @@ impl<M: MapTable> Ftl for PageFtl<M> {
             moved_into_cold: self.moved_into_cold,
             returned: self.returned,
             returned_ratio: (self.moved_into_cold > 0).then(|| self.returned as f64 / self.moved_into_cold as f64),
+            returned_age: if self.in_cold.is_empty() { Vec::new() } else { super::age_buckets(&self.returned_age) },
+            overwrites: if n > 1 {
+                names
+                    .iter()
+                    .zip(&self.overwrites)
+                    .map(|(n, &p)| StreamPages { stream: n.to_string(), pages: p })
+                    .collect()
+            } else {
+                Vec::new()
+            },
             extra,
         }
     }

@@ -24,6 +24,13 @@
 //!   no eligible segment left.
 //!
 //! Choices the papers leave open (documented, with parameters):
+//! - Which segments are "recent": 2R++ §3.1 says the most recently *accessed* 20% of blocks;
+//!   the 2R summary (§2.3) places every written page in the normal region for temporal locality
+//!   and spares the blocks holding recently accessed pages. `window_by = "sealed"` (default)
+//!   counts a segment's last write, i.e. its seal (in a write-only workload the pages located in
+//!   a block were last accessed when it was written); `"accessed"` also counts the invalidation
+//!   of one of its pages (a host update touching the block's data) as an access, so a segment
+//!   whose pages are being rewritten stays out of reach. Reads are not seen by the policy.
 //! - `threshold`: 2R++ states 40%. The 2R++ paper does not give 2R's value; we use the same
 //!   40% for 2R so that the comparison isolates placement (the paper's point).
 //! - No segment under the threshold outside the window (common when the device is full of
@@ -64,6 +71,16 @@ pub enum Fallback {
     MinUtilization,
 }
 
+/// What makes a segment recent (in the window that is never collected).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum WindowBy {
+    /// Its seal (last page written).
+    Sealed,
+    /// Its seal or the latest invalidation of one of its pages.
+    Accessed,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum MultiVictim {
@@ -81,9 +98,13 @@ pub struct Params {
     /// (0, 1): at 1 a fully valid segment would pass, and collecting it frees nothing.
     #[serde(default = "d_threshold")]
     pub threshold: f64,
-    /// Most recently sealed fraction of segments that are never victims.
+    /// Fraction of the segments, the most recent by `window_by`, that are never victims.
     #[serde(default = "d_window")]
     pub window: f64,
+    /// What makes a segment recent: its seal (`sealed`, default) or its seal or latest page
+    /// invalidation (`accessed`).
+    #[serde(default = "d_window_by")]
+    pub window_by: WindowBy,
     /// Victim when no segment outside the window is under the threshold: the oldest (`fifo`) or the
     /// least utilized (`min-utilization`). Default: `min-utilization`.
     #[serde(default = "d_fallback")]
@@ -98,6 +119,9 @@ fn d_threshold() -> f64 {
 }
 fn d_window() -> f64 {
     0.20
+}
+fn d_window_by() -> WindowBy {
+    WindowBy::Sealed
 }
 fn d_fallback() -> Fallback {
     Fallback::MinUtilization
@@ -145,16 +169,22 @@ pub struct TwoRegion {
     variant: Variant,
     threshold_valid: u32,
     window: f64,
+    window_by: WindowBy,
     fallback: Fallback,
     rule: MultiVictim,
     pps: u32,
     pool_of: Vec<u32>,
-    /// Seal-order list per pool.
+    /// Seal-order list per pool (the FIFO scan's order).
     lists: SegLists,
+    /// Recency order per pool when `window_by = accessed` (seal or latest invalidation); with
+    /// `sealed` the seal order is the recency order and this stays empty.
+    recent: SegLists,
     listed: Vec<bool>,
+    /// In the recency window (the newest `window_len` segments of the recency order).
+    win: Vec<bool>,
     seal_seq: Vec<u64>,
     next_seq: u64,
-    /// Per pool: sealed count, first segment of the recency window, window length.
+    /// Per pool: sealed count, first segment of the recency window (in recency order), window length.
     sealed: Vec<u32>,
     window_start: Vec<u32>,
     window_len: Vec<u32>,
@@ -187,12 +217,15 @@ impl TwoRegion {
             variant,
             threshold_valid: (p.threshold * pps as f64).floor() as u32,
             window: p.window,
+            window_by: p.window_by,
             fallback: p.fallback,
             rule,
             pps,
             pool_of: (0..layout.segments).map(|s| layout.pool_of(s)).collect(),
             lists: SegLists::new(pools, segs),
+            recent: if p.window_by == WindowBy::Accessed { SegLists::new(pools, segs) } else { SegLists::new(0, 0) },
             listed: vec![false; segs],
+            win: vec![false; segs],
             seal_seq: vec![0; segs],
             next_seq: 0,
             sealed: vec![0; pools],
@@ -214,25 +247,52 @@ impl TwoRegion {
         self.is_cold_stream(view.stream[seg as usize] as usize)
     }
 
-    fn in_window(&self, pool: usize, seg: u32) -> bool {
-        let ws = self.window_start[pool];
-        ws != NIL && self.seal_seq[seg as usize] >= self.seal_seq[ws as usize]
+    #[inline]
+    fn in_window(&self, seg: u32) -> bool {
+        self.win[seg as usize]
     }
 
-    /// Keep the window at `floor(window * sealed)` segments ending at the newest.
+    /// The recency order: the seal order, or the access order (`window_by = accessed`).
+    fn recency(&self) -> &SegLists {
+        match self.window_by {
+            WindowBy::Sealed => &self.lists,
+            WindowBy::Accessed => &self.recent,
+        }
+    }
+
+    /// The listed segments of `pool` outside the window, oldest sealed first.
+    fn outside(&self, pool: usize) -> impl Iterator<Item = u32> + '_ {
+        // By seal, the window is the list's tail: the first member ends the walk.
+        let tail_window = self.window_by == WindowBy::Sealed;
+        let mut seg = self.lists.head(pool);
+        std::iter::from_fn(move || loop {
+            if seg == NIL || (tail_window && self.in_window(seg)) {
+                return None;
+            }
+            let s = seg;
+            seg = self.lists.next(s);
+            if !self.in_window(s) {
+                return Some(s);
+            }
+        })
+    }
+
+    /// Keep the window at `floor(window * sealed)` segments ending at the most recent.
     fn fit_window(&mut self, pool: usize) {
         let target = (self.window * self.sealed[pool] as f64).floor() as u32;
         while self.window_len[pool] > target {
             let ws = self.window_start[pool];
-            self.window_start[pool] = self.lists.next(ws);
+            self.window_start[pool] = self.recency().next(ws);
             self.window_len[pool] -= 1;
+            self.win[ws as usize] = false;
             self.count_outside(ws, 1);
         }
         while self.window_len[pool] < target {
             let ws = self.window_start[pool];
-            let grow = if ws == NIL { self.lists.tail(pool) } else { self.lists.prev(ws) };
+            let grow = if ws == NIL { self.recency().tail(pool) } else { self.recency().prev(ws) };
             debug_assert_ne!(grow, NIL, "window cannot exceed the list");
             self.count_outside(grow, -1);
+            self.win[grow as usize] = true;
             self.window_start[pool] = grow;
             self.window_len[pool] += 1;
         }
@@ -255,14 +315,7 @@ impl TwoRegion {
     /// Per pool, listed segments outside the window with at most `level` valid pages (O(segments)).
     fn count_below(&self, level: u32) -> Vec<u32> {
         (0..self.sealed.len())
-            .map(|pool| {
-                let (mut seg, mut n) = (self.lists.head(pool), 0);
-                while seg != NIL && !self.in_window(pool, seg) {
-                    n += (self.valid[seg as usize] <= level) as u32;
-                    seg = self.lists.next(seg);
-                }
-                n
-            })
+            .map(|pool| self.outside(pool).filter(|&s| self.valid[s as usize] <= level).count() as u32)
             .collect()
     }
 
@@ -278,21 +331,58 @@ impl TwoRegion {
         }
     }
 
+    /// `seg`, now the most recent of the recency order and outside the window, joins the
+    /// window at its end; the window then gives up its oldest members beyond its length.
+    fn join_window(&mut self, pool: usize, seg: u32) {
+        if self.window_start[pool] == NIL {
+            self.window_start[pool] = seg;
+        }
+        self.win[seg as usize] = true;
+        self.window_len[pool] += 1;
+        self.fit_window(pool);
+    }
+
+    /// `window_by = accessed`: a page of `seg` was invalidated, so it becomes the most recently
+    /// accessed segment.
+    fn touch(&mut self, pool: usize, seg: u32, valid_after: u32) {
+        if self.in_window(seg) {
+            // The window keeps its members; `seg` moves to its end.
+            if self.window_start[pool] == seg && self.recent.next(seg) != NIL {
+                self.window_start[pool] = self.recent.next(seg);
+            }
+            self.valid[seg as usize] = valid_after;
+        } else {
+            self.count_outside(seg, -1);
+            self.valid[seg as usize] = valid_after;
+        }
+        self.recent.unlink(pool, seg);
+        self.recent.push_back(pool, seg);
+        if !self.in_window(seg) {
+            self.join_window(pool, seg);
+        }
+    }
+
     fn unlink(&mut self, seg: u32) {
         let pool = self.pool_of[seg as usize] as usize;
-        if !self.in_window(pool, seg) {
+        if !self.in_window(seg) {
             self.count_outside(seg, -1);
+        } else {
+            // Victims come from outside the window (a window of `floor(window × sealed)` leaves
+            // at least one segment out); kept exact for any member all the same.
+            if self.window_start[pool] == seg {
+                self.window_start[pool] = self.recency().next(seg);
+            }
+            self.window_len[pool] -= 1;
+            self.win[seg as usize] = false;
         }
         let n = self.lists.next(seg);
         if self.cursor[pool] == seg {
             self.cursor[pool] = n;
         }
-        if self.window_start[pool] == seg {
-            // Victims come from outside the window; this only happens for a window-only pool.
-            self.window_start[pool] = n;
-            self.window_len[pool] -= 1;
-        }
         self.lists.unlink(pool, seg);
+        if self.window_by == WindowBy::Accessed {
+            self.recent.unlink(pool, seg);
+        }
         self.listed[seg as usize] = false;
         self.sealed[pool] -= 1;
         self.fit_window(pool);
@@ -302,7 +392,21 @@ impl TwoRegion {
     /// passes `ok`, and the segment the scan started at. Advances nothing.
     fn scan(&self, pool: usize, ok: impl Fn(u32) -> bool) -> (Option<u32>, u32) {
         let eligible = self.sealed[pool] - self.window_len[pool];
-        let wrap = |s: u32| if s == NIL || self.in_window(pool, s) { self.lists.head(pool) } else { s };
+        if eligible == 0 {
+            return (None, NIL);
+        }
+        // The first segment outside the window at or after `s`, wrapping to the oldest. By
+        // seal, the window is the list's tail, so meeting it means wrapping.
+        let tail_window = self.window_by == WindowBy::Sealed;
+        let wrap = |mut s: u32| loop {
+            if s == NIL || (tail_window && self.in_window(s)) {
+                s = self.lists.head(pool);
+            }
+            if !self.in_window(s) {
+                return s;
+            }
+            s = self.lists.next(s);
+        };
         let start = wrap(self.cursor[pool]);
         let mut seg = start;
         for _ in 0..eligible {
@@ -344,7 +448,7 @@ impl TwoRegion {
         let (seg, by_scan) = match under {
             Some(s) => (s, true),
             None => match self.fallback {
-                Fallback::Fifo => (self.lists.head(pool), false),
+                Fallback::Fifo => (self.outside(pool).next().unwrap_or(self.lists.head(pool)), false),
                 Fallback::MinUtilization if self.sealed[pool] > self.window_len[pool] => {
                     if min_invalid > 0 && self.below[pool][1] == 0 {
                         return None; // no segment outside the window frees enough
@@ -365,12 +469,10 @@ impl TwoRegion {
 
     fn min_valid_outside_window(&self, view: &GcView, pool: usize) -> u32 {
         let mut best = (u32::MAX, NIL);
-        let mut seg = self.lists.head(pool);
-        while seg != NIL && !self.in_window(pool, seg) {
+        for seg in self.outside(pool) {
             if view.valid[seg as usize] < best.0 {
                 best = (view.valid[seg as usize], seg);
             }
-            seg = self.lists.next(seg);
         }
         best.1
     }
@@ -461,16 +563,14 @@ impl GcPolicy for TwoRegion {
         debug_assert!(!self.listed[seg as usize]);
         self.valid[seg as usize] = view.valid[seg as usize];
         self.lists.push_back(pool, seg);
+        if self.window_by == WindowBy::Accessed {
+            self.recent.push_back(pool, seg);
+        }
         self.listed[seg as usize] = true;
         self.seal_seq[seg as usize] = self.next_seq;
         self.next_seq += 1;
         self.sealed[pool] += 1;
-        // The newest segment joins the window from its end.
-        if self.window_start[pool] == NIL {
-            self.window_start[pool] = seg;
-        }
-        self.window_len[pool] += 1;
-        self.fit_window(pool);
+        self.join_window(pool, seg);
     }
 
     #[inline]
@@ -478,9 +578,13 @@ impl GcPolicy for TwoRegion {
         if !self.listed[seg as usize] {
             return;
         }
-        self.valid[seg as usize] = valid_after;
         let pool = self.pool_of[seg as usize] as usize;
-        if !self.in_window(pool, seg) {
+        if self.window_by == WindowBy::Accessed {
+            self.touch(pool, seg, valid_after);
+            return;
+        }
+        self.valid[seg as usize] = valid_after;
+        if !self.in_window(seg) {
             for (i, &level) in self.levels.iter().enumerate() {
                 self.below[pool][i] += (valid_after == level) as u32;
             }
@@ -526,7 +630,7 @@ impl GcPolicy for TwoRegion {
                     return Err(format!("2r: pool {pool} list out of seal order at segment {seg}"));
                 }
                 last_seq = Some(self.seal_seq[seg as usize]);
-                in_win += self.in_window(pool, seg) as u32;
+                in_win += self.in_window(seg) as u32;
                 count += 1;
                 seg = self.lists.next(seg);
             }
@@ -536,6 +640,21 @@ impl GcPolicy for TwoRegion {
                     "2r: pool {pool}: {count} listed / {} counted, window {in_win} / {} / target {target}",
                     self.sealed[pool], self.window_len[pool]
                 ));
+            }
+            // The window is the recency order's newest `window_len` segments.
+            let (mut seg, mut k) = (self.recency().tail(pool), 0);
+            while seg != NIL {
+                if self.in_window(seg) != (k < self.window_len[pool]) {
+                    return Err(format!("2r: pool {pool}: segment {seg}, {k} from the most recent, window flag wrong"));
+                }
+                if k + 1 == self.window_len[pool] && self.window_start[pool] != seg {
+                    return Err(format!("2r: pool {pool}: window starts at {} not {seg}", self.window_start[pool]));
+                }
+                k += 1;
+                seg = self.recency().prev(seg);
+            }
+            if k != count {
+                return Err(format!("2r: pool {pool}: recency order lists {k} segments, seal order {count}"));
             }
             let c = self.cursor[pool];
             if c != NIL && !self.listed[c as usize] {
@@ -732,6 +851,68 @@ mod tests {
         assert_eq!((b.policy.fallback_victims, b.policy.first_victims), (1, 1));
     }
 
+    impl Bench {
+        /// A host write invalidated one page of sealed `seg`.
+        fn invalidate(&mut self, seg: u32) {
+            self.valid[seg as usize] -= 1;
+            let v = self.valid[seg as usize];
+            self.policy.on_invalidate(seg, v);
+        }
+    }
+
+    #[test]
+    fn window_by_access_spares_a_segment_whose_page_was_just_invalidated() {
+        for (by, want) in [("sealed", 1), ("accessed", 3)] {
+            let mut b = Bench::new(Variant::TwoR, &format!("window_by = \"{by}\""));
+            for (seg, valid) in [(0, 9), (1, 4), (2, 8), (3, 3), (4, 9), (5, 9), (6, 9), (7, 9), (8, 9), (9, 9)] {
+                b.seal(seg, 0, valid);
+            }
+            // Window: 8 and 9. Segment 1 (4 valid) drops to 3, under the threshold either way;
+            // by access that makes it the most recent, so 8 leaves the window and 1 is spared.
+            b.invalidate(1);
+            b.check();
+            assert_eq!(b.policy.in_window(1), by == "accessed", "{by}");
+            assert_eq!(b.policy.in_window(8), by == "sealed", "{by}");
+            assert_eq!(b.select(), Some(want), "{by}");
+            b.check();
+        }
+    }
+
+    /// Seals, invalidations and victims in a random order keep every tracked structure exact
+    /// (`validate`: lists, window, threshold counts), for both window definitions.
+    #[test]
+    fn random_operations_keep_the_bookkeeping_exact() {
+        for by in ["sealed", "accessed"] {
+            for variant in [Variant::TwoR, Variant::TwoRPlusPlus] {
+                let mut b = Bench::new(variant, &format!("window_by = \"{by}\""));
+                let mut x = 0x9e37_79b9_7f4a_7c15u64;
+                let mut rnd = |n: u64| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x % n
+                };
+                for step in 0..5_000 {
+                    let seg = rnd(20) as u32;
+                    match (b.state[seg as usize], rnd(3)) {
+                        (SegState::Free, _) => b.seal(seg, rnd(b.policy.streams() as u64) as u8, 1 + rnd(10) as u32),
+                        (SegState::Sealed, 0) if b.valid[seg as usize] > 0 => b.invalidate(seg),
+                        (SegState::Sealed, 1) => {
+                            if rnd(4) == 0 {
+                                b.policy.on_round_start();
+                            }
+                            b.select_freeing(rnd(3) as u32);
+                        }
+                        _ => {}
+                    }
+                    if let Err(e) = b.policy.validate(&b.view()) {
+                        panic!("{by} {variant:?} step {step}: {e}");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn bad_parameters_are_rejected() {
         for (text, key) in [
@@ -742,6 +923,7 @@ mod tests {
             ("window = 1.0", "window"),
             ("windw = 0.1", "windw"),
             ("fallback = \"lifo\"", "fallback"),
+            ("window_by = \"read\"", "window_by"),
         ] {
             let err = parse(&text.parse::<toml::Table>().unwrap()).unwrap_err().to_string();
             assert!(err.contains(key), "{text}: {err}");
