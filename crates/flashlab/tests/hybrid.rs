@@ -202,9 +202,9 @@ fn lcg(x: &mut u64) -> u64 {
 
 #[test]
 fn every_read_returns_the_last_write() {
-    for m in ["block", "bast", "fast"] {
+    for (m, params) in [("block", ""), ("bast", ""), ("fast", ""), ("fast", "sequential_log = \"device\"")] {
         for striping in [Striping::Full, Striping::None] {
-            let f = build_on(m, geo(2, 16, 4), 80, "", striping).unwrap();
+            let f = build_on(m, geo(2, 16, 4), 80, params, striping).unwrap();
             let mut r = Run::new(f);
             let mut x = 42;
             for _ in 0..3000 {
@@ -415,4 +415,33 @@ fn random_defrag_copies_keep_every_scheme_consistent() {
         let h = r.r();
         assert!(h.defrag_in_merge > 0 && h.defrag_forced > 0 && h.defrag_superseded > 0, "{m}: {h:?}");
     }
+}
+
+/// FAST's sequential log block per plane (ours) or one for the device (the original FAST): a
+/// sequential stream striped over 4 planes restarts a logical block on every plane in turn, so
+/// with one log for the device each start merges the log another plane just opened (partial
+/// merges copying what the stream wrote in place before), where per-plane logs switch-merge.
+#[test]
+fn one_sequential_log_for_the_device_merges_on_every_plane_switch() {
+    let run = |params: &str| {
+        let f = build_on("fast", geo(4, 32, 4), 256, params, Striping::Full).unwrap();
+        let mut r = Run::new(f);
+        let all: Vec<u64> = (0..256).collect();
+        r.w(&all).w(&all).w(&all);
+        r.check_reads();
+        (r.r(), r.copies())
+    };
+    let (per_plane, per_plane_copies) = run("log_blocks = 3");
+    let (device, device_copies) = run("log_blocks = 3\nsequential_log = \"device\"");
+    assert_eq!(per_plane, run("log_blocks = 3\nsequential_log = \"per-plane\"").0, "per-plane is the default");
+    assert_eq!(per_plane.full_merges + per_plane.partial_merges, 0, "per plane: switches only: {per_plane:?}");
+    assert_eq!(per_plane_copies, 0);
+    assert!(device.partial_merges + device.full_merges > 0 && device_copies > 0, "device: {device:?}");
+    assert_eq!(
+        (device.write_data, device.update_pure, device.update_wasted),
+        (per_plane.write_data, per_plane.update_pure, per_plane.update_wasted),
+        "the same writes, classified alike"
+    );
+    let err = build_on("bast", geo(1, 8, 4), 16, "sequential_log = \"device\"", Striping::Full).err().unwrap();
+    assert!(err.to_string().contains("ftl.mapping_params.sequential_log"), "{err}");
 }

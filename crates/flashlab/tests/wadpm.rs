@@ -80,6 +80,21 @@ fn map_io_is_counted_and_costs_time() {
     assert!(small.mapping.table_bytes < whole.mapping.table_bytes);
 }
 
+/// `write_back = "free"` (the paper's cost model) counts the same map I/O, and only the miss
+/// reads take flash time: faster than programming every write-back, slower than no misses.
+#[test]
+fn free_write_back_counts_the_writes_but_takes_no_flash_time() {
+    let small = ["ftl.mapping_params.window=0.01"];
+    let program = run(&small);
+    let free = run(&[small[0], "ftl.mapping_params.write_back=\"free\""]);
+    let whole = run(&["ftl.mapping_params.window=1.0"]);
+    let (p, f) = (program.mapping.cache.clone().unwrap(), free.mapping.cache.clone().unwrap());
+    assert_eq!((p.map_reads, p.map_writes, p.misses), (f.map_reads, f.map_writes, f.misses), "same cache decisions");
+    assert!(f.map_writes > 0);
+    let lat = |r: &Results| r.latency_us.as_ref().unwrap().write.mean;
+    assert!(lat(&free) < lat(&program), "free {} vs program {}", lat(&free), lat(&program));
+    assert!(lat(&free) > lat(&whole), "misses still read: free {} vs whole table {}", lat(&free), lat(&whole));
+}
 #[test]
 fn the_dynamic_window_adjusts_during_the_run() {
     let r =

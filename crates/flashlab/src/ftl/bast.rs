@@ -32,7 +32,14 @@ impl LogScheme for Bast {
     const NAME: &'static str = "bast";
 
     fn budget(spec: &FtlSpec) -> Result<LogBudget, Error> {
-        log_budget(spec, 1, "bast needs at least 1 log block per plane")
+        let budget = log_budget(spec, 1, "bast needs at least 1 log block per plane")?;
+        if budget.device_sequential_log {
+            return Err(Error::config(
+                "ftl.mapping_params.sequential_log",
+                "bast gives every data block its own log block: only fast has a sequential log to share",
+            ));
+        }
+        Ok(budget)
     }
 
     fn new(lbns: usize) -> Self {

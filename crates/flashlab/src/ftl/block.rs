@@ -23,7 +23,7 @@ impl LogScheme for Block {
         if let Some(k) = spec.config.mapping_params.keys().next() {
             return Err(Error::config(format!("ftl.mapping_params.{k}"), "the block mapping takes no parameters"));
         }
-        Ok(LogBudget { log_blocks: 0, explicit: false, defrag: DefragMode::Merge })
+        Ok(LogBudget { log_blocks: 0, explicit: false, defrag: DefragMode::Merge, device_sequential_log: false })
     }
 
     fn new(_lbns: usize) -> Self {

@@ -13,6 +13,9 @@
 //!   page in it is full-merged (one full merge each; the SW log is merged along if it belongs
 //!   to such an LBN), then the RW block is erased.
 //!
+//! `sequential_log = "device"` keeps one SW log block for the whole device (original FAST) instead
+//! of one per plane (the mechanism coordinates the planes: [`super::hybrid::SequentialLog`]).
+//!
 //! `[ftl.mapping_params] log_blocks` = log blocks per plane, SW included (at least 2); default
 //! max(2, 3% of the plane's blocks). `ftl.gc` is refused. `defrag = "merge" | "eager"`: where
 //! `defrag_copy` copies go (see [`super::hybrid::DefragMode`]).

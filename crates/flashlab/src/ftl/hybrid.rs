@@ -5,10 +5,12 @@
 //! `striping = "full"` → plane = LPN mod planes, local LPN = LPN div planes; `"none"` →
 //! contiguous ranges (plane = LPN / ceil(logical / planes)). Inside a plane, LBN = local LPN /
 //! pages_per_block and offset = local LPN % pages_per_block. A plane has a free list of blocks,
-//! a block map LBN → data block, and the log blocks of its scheme. The registry lines of these
-//! schemes take block units and `full` / `none` striping only, and no GC victim policy or
-//! schedule (`ftl.gc`, `gc_params`, `gc_schedule`, `gc_schedule_params`): [`super::check`]
-//! refuses the rest before a scheme is built. Merges replace GC and run when a write needs a
+//! a block map LBN → data block, and the log blocks of its scheme. One exception:
+//! `sequential_log = "device"` (FAST) keeps one dedicated log block for the whole device, as
+//! the original FAST does; opening one on a plane first merges the one open on another. The
+//! registry lines of these schemes take block units and `full` / `none` striping only, and no
+//! GC victim policy or schedule (`ftl.gc`, `gc_params`, `gc_schedule`, `gc_schedule_params`):
+//! [`super::check`] refuses the rest before a scheme is built. Merges replace GC and run when a write needs a
 //! free block.
 //!
 //! **Mechanism and scheme.** [`LogBlockFtl`] owns the flash and everything every scheme shares:
@@ -139,6 +141,9 @@ pub struct LogBudget {
     /// Whether the user set `log_blocks` (an error about the space then names that key).
     pub explicit: bool,
     pub defrag: DefragMode,
+    /// One dedicated (sequential) log block for the whole device instead of one per plane
+    /// (`sequential_log = "device"`, FAST only).
+    pub device_sequential_log: bool,
 }
 
 /// What a block currently is.
@@ -199,6 +204,9 @@ pub struct LogBlockFtl<S: LogScheme> {
     copy_from: Option<u64>,
     /// How `defrag_copy` places its copies.
     defrag: DefragMode,
+    /// `sequential_log = "device"`: the plane and LBN of the device's one dedicated log block;
+    /// opening one on any plane merges it first.
+    device_dedicated: Option<Option<(usize, u32)>>,
     /// Defragmentation copies waiting for their target's merge: target LPN → source LPN (whose
     /// current page holds the target's data until then).
     pending: FastMap<u64, u64>,
@@ -221,6 +229,19 @@ pub enum DefragMode {
     Eager,
 }
 
+/// How many sequential (dedicated) log blocks a FAST device keeps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum SequentialLog {
+    /// One per plane: each plane is an FTL of its own (the default).
+    #[default]
+    PerPlane,
+    /// One for the whole device, as in the original FAST (one FTL over one flash array): a
+    /// sequential log opened on one plane first merges the one open on any other. Each plane
+    /// still budgets a slot for it in `log_blocks`.
+    Device,
+}
+
 /// `[ftl.mapping_params]` of the log-block schemes.
 #[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -230,6 +251,10 @@ pub(super) struct LogParams {
     /// Where defragmentation copies go: `"merge"` (default) or `"eager"`.
     #[serde(default)]
     pub defrag: DefragMode,
+    /// FAST: one sequential log block per plane (`"per-plane"`, default) or for the whole
+    /// device (`"device"`, the original FAST's one SW log block).
+    #[serde(default)]
+    pub sequential_log: SequentialLog,
 }
 
 /// [`LogParams`] → a budget of at least `min` log blocks per plane (`too_few`: the error when
@@ -244,6 +269,7 @@ pub(super) fn log_budget(spec: &FtlSpec, min: u32, too_few: &str) -> Result<LogB
         log_blocks: params.log_blocks.unwrap_or_else(|| (spec.layout.geo.blocks_per_plane * 3 / 100).max(min)),
         explicit: params.log_blocks.is_some(),
         defrag: params.defrag,
+        device_sequential_log: params.sequential_log == SequentialLog::Device,
     })
 }
 
@@ -322,6 +348,7 @@ impl<S: LogScheme> LogBlockFtl<S> {
             padding: 0,
             copy_from: None,
             defrag: budget.defrag,
+            device_dedicated: budget.device_sequential_log.then_some(None),
             pending: FastMap::default(),
             waiting_on: FastMap::default(),
         })
@@ -570,8 +597,17 @@ impl<S: LogScheme> LogBlockFtl<S> {
                 LogChoice::Dedicated(b) => (b, true),
                 LogChoice::Shared(b) => (b, false),
                 LogChoice::Open { dedicated } => {
+                    if let (true, Some(Some((q, l)))) = (dedicated, self.device_dedicated) {
+                        // The device's one sequential log is open on another plane: merge it.
+                        debug_assert_ne!(q, plane, "{}: the scheme merges its own plane's log first", S::NAME);
+                        done = done.max(self.merge(q, Merge::Lbn(l), t)?);
+                        continue;
+                    }
                     let b = self.alloc(plane, Role::Log)?;
                     self.logs[plane].opened(b, lbn, dedicated);
+                    if let (true, Some(open)) = (dedicated, self.device_dedicated.as_mut()) {
+                        *open = Some((plane, lbn));
+                    }
                     (b, dedicated)
                 }
                 LogChoice::Merge(m) => {
@@ -642,7 +678,7 @@ impl<S: LogScheme> LogBlockFtl<S> {
     fn merge(&mut self, plane: usize, m: Merge, t: u64) -> Result<u64, Error> {
         match m {
             Merge::Lbn(lbn) => {
-                let log = self.logs[plane].detach(lbn).expect("a merged LBN has a dedicated log block");
+                let log = self.detach(plane, lbn).expect("a merged LBN has a dedicated log block");
                 match self.try_switch_or_partial(plane, lbn, log, t) {
                     Some(done) => Ok(done),
                     None => self.full_merge(plane, lbn, &[log], t),
@@ -650,6 +686,18 @@ impl<S: LogScheme> LogBlockFtl<S> {
             }
             Merge::Shared(block) => self.reclaim(plane, block, t),
         }
+    }
+
+    /// Detach `lbn`'s dedicated log block from the scheme (it is being merged), and forget it as
+    /// the device's one sequential log.
+    fn detach(&mut self, plane: usize, lbn: u32) -> Option<u32> {
+        let log = self.logs[plane].detach(lbn);
+        if let Some(open) = self.device_dedicated.as_mut() {
+            if log.is_some() && *open == Some((plane, lbn)) {
+                *open = None;
+            }
+        }
+        log
     }
 
     /// Reclaim shared log block `victim`: full-merge every LBN with a current page in it (in
@@ -668,7 +716,7 @@ impl<S: LogScheme> LogBlockFtl<S> {
         }
         let mut done = t;
         for lbn in lbns {
-            let own = self.logs[plane].detach(lbn);
+            let own = self.detach(plane, lbn);
             done = done.max(self.full_merge(plane, lbn, own.as_slice(), t)?);
         }
         Ok(done.max(self.release(plane, victim, done)))

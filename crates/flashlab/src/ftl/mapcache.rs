@@ -22,6 +22,11 @@
 //! smaller than one translation page still holds the page just loaded; the paper's smallest
 //! window, 1% of the table, is dozens of pages.
 //!
+//! What a write-back costs (`write_back`): `program` (default) programs the translation page on
+//! its plane, as a real controller must before the entries leave RAM; `free` counts it
+//! (`map_writes`) but takes no flash time, the WADPM paper's cost model (§5.2: a miss *reads*
+//! the entries from flash; writing map data back appears only as Fig. 8's flush).
+//!
 //! Window sizing (paper Fig. 8, θHR = 0.90, θMT = 5): at the end of each interval of
 //! `interval` lookups, hit ratio < θHR grows the window by `step` of the full table; otherwise a
 //! maintenance count rises, and once it reaches θMT the window shrinks by `step` (evicting the
@@ -43,6 +48,16 @@ pub enum Loading {
 }
 
 /// `[ftl.mapping_params]` of cached mapping schemes.
+/// What writing a dirty translation page back costs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum WriteBack {
+    /// A page program on the translation page's plane (after its merge read, when partly cached).
+    Program,
+    /// Counted, but no flash time: only a miss's read costs (the WADPM paper's cost model).
+    Free,
+}
+
 #[derive(Clone, Debug, Deserialize, serde::Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CacheParams {
@@ -81,6 +96,10 @@ pub struct CacheParams {
     /// Dynamic: largest window, as a fraction of the full table, in (0, 1].
     #[serde(default = "d_max")]
     pub max_window: f64,
+    /// What writing back a dirty translation page (eviction, window shrink, GC's updates) costs:
+    /// `program` (a page program on its plane) or `free` (counted, no flash time).
+    #[serde(default = "d_write_back")]
+    pub write_back: WriteBack,
 }
 
 fn d_loading() -> Loading {
@@ -112,6 +131,9 @@ fn d_min() -> f64 {
 }
 fn d_max() -> f64 {
     1.0
+}
+fn d_write_back() -> WriteBack {
+    WriteBack::Program
 }
 
 impl CacheParams {
@@ -311,6 +333,10 @@ impl MapCache {
 
     pub fn capacity(&self) -> u64 {
         self.capacity
+    }
+    /// Whether a write-back takes flash time.
+    pub fn write_back_costs(&self) -> bool {
+        self.params.write_back == WriteBack::Program
     }
     pub fn len(&self) -> u64 {
         self.len

@@ -94,11 +94,15 @@ impl<X: Translate> CachedTable<X> {
     }
 
     /// Pay one lookup's translation I/O: the miss read gates the data operation; write-backs
-    /// (after their merge read, when partly cached) occupy their planes without gating it.
+    /// (after their merge read, when partly cached) occupy their planes without gating it, and
+    /// cost nothing under `write_back = "free"`.
     fn pay(&self, io: &MapIo, t_ns: u64, tl: &mut Timeline) -> u64 {
         let mut done = t_ns;
         if let Some(tp) = io.read {
             done = tl.read(self.translate.plane_of_tpage(tp), t_ns);
+        }
+        if !self.cache.write_back_costs() {
+            return done;
         }
         for &tp in &io.writes {
             let plane = self.translate.plane_of_tpage(tp);
@@ -135,7 +139,8 @@ impl<X: Translate> MapTable for CachedTable<X> {
         }
     }
 
-    /// Each translation page of moved, uncached entries is read and rewritten once per victim.
+    /// Each translation page of moved, uncached entries is read and rewritten once per victim
+    /// (the rewrite free under `write_back = "free"`).
     fn victim_done(&mut self, t_ns: u64, tl: Option<&mut Timeline>) {
         let mut pages = std::mem::take(&mut self.gc_tpages);
         pages.sort_unstable();
@@ -145,7 +150,9 @@ impl<X: Translate> MapTable for CachedTable<X> {
             for &tp in &pages {
                 let plane = self.translate.plane_of_tpage(tp);
                 let t = tl.read(plane, t_ns);
-                tl.program(plane, t);
+                if self.cache.write_back_costs() {
+                    tl.program(plane, t);
+                }
             }
         }
         pages.clear();
