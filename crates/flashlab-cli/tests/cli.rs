@@ -852,10 +852,22 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
     let wrows = w["rows"].as_array().unwrap();
     assert_eq!(
         wrows.len(),
-        4 * 21 + 2 * 3 * 2 + 4 * 3,
-        "4 trace shapes x 21 mapping variants (8 of them the window sensitivity grid), 2 real traces x 3 (whole and \
-         split requests), 4 preconditioned shapes x 3"
+        4 * 21 + 4 * 12 + 9 + 2 * (3 * 2 + 1) + 4 * 3,
+        "4 trace shapes x 21 mapping variants (9 of them the window grid), 4 x 12 readings (3 host depths x 3 \
+         mappings, write-back free x 2, FAST's device-wide sequential log), IE's 3 footprints x 3, 2 real traces x \
+         (3 whole and split, FAST's device-wide log), 4 preconditioned shapes x 3"
     );
+    // The window's step and interval are a point of the declared grid, chosen by throughput.
+    let step = (w["window_step"].as_f64().unwrap() * 100.0).round() as u64;
+    let interval = w["window_interval"].as_u64().unwrap();
+    assert!([1, 5, 10].contains(&step) && [512, 4096, 32768].contains(&interval), "{step}% / {interval}");
+    let grid_row = format!("WADPM dynamic step {step}% / {interval}");
+    assert!(wrows.iter().any(|r| r["workload"] == "ie" && r["policy"] == grid_row.as_str()), "{grid_row}");
+    for reading in
+        ["WADPM dynamic [write-back free]", "FAST [QD 8]", "FAST [device SW log]", "page [IE footprint 357 MiB]"]
+    {
+        assert!(wrows.iter().any(|r| r["policy"] == reading), "no {reading} rows");
+    }
     for r in wrows.iter().filter(|r| r["policy"].as_str().unwrap().starts_with("preconditioned")) {
         assert!(r["erases"].as_u64().unwrap() > 0 && r["gc_moves"].as_u64().unwrap() > 0, "GC runs: {r}");
     }
@@ -879,8 +891,22 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
         "Sensitivity to the window step",
         "Verdict rule",
         "Tally:",
+        "Other readings",
+        "other readings: closed loop QD 1",
     ] {
         assert!(wreport.contains(needle), "wadpm report lacks {needle}");
+    }
+    // Declared before the results: the host, the miss cost, the window rule, IE's range, FAST.
+    let declared = wreport.find("### Declared before the run").expect("a declared section");
+    assert!(declared < wreport.find("## Fig. 4").unwrap());
+    for needle in [
+        "**Host.**",
+        "**The cost of a mapping miss.**",
+        "**The window's step and interval.**",
+        "**Internet Explorer's address range.**",
+        "**FAST's sequential log block.**",
+    ] {
+        assert!(wreport[declared..wreport.find("## Fig. 4").unwrap()].contains(needle), "declared lacks {needle}");
     }
     check_snapshot("wadpm-quick-report.md", &wreport);
 
@@ -889,8 +915,8 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
         serde_json::from_str(&std::fs::read_to_string(out.join("dwb/results.json")).unwrap()).unwrap();
     let drows = d["rows"].as_array().unwrap();
     // 5 workloads x (no buffer + 3 sizes x 9 policies: FAB in three readings + 4 footprint
-    // shares x 4 policies), 8 more NVRAM shares, 5 reuse rows.
-    assert_eq!(drows.len(), 5 * (1 + 3 * 9 + 4 * 4) + 8 + 5);
+    // shares x 5 policies), 8 more NVRAM shares, 5 reuse rows.
+    assert_eq!(drows.len(), 5 * (1 + 3 * 9 + 4 * 5) + 8 + 5);
     for real in ["tpcc", "filebench"] {
         assert!(drows.iter().any(|r| r["workload"] == real && r["policy"] == "dwb"), "{real} runs");
     }
@@ -929,9 +955,21 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
         "Buffers relative to the footprint",
         "FAB's readings",
         "nvram-share.svg",
+        "Financial ← Financial1",
+        "no: context",
+        "other readings: reads-only hit ratio",
     ] {
         assert!(dreport.contains(needle), "dwb report lacks {needle}");
     }
+    let declared = dreport.find("### Declared before the run").expect("a declared section");
+    assert!(declared < dreport.find("## Figs. 6–8").unwrap());
+    // Only the declared stand-ins are judged; MSN-FS and TPC-C are context.
+    let verdicts = &dreport[dreport.find("## Verdicts").unwrap()..];
+    assert!(verdicts.lines().any(|l| l.starts_with("- **") && l.contains("Financial1 (for Financial)")));
+    assert!(
+        !verdicts.lines().any(|l| l.starts_with("- **") && (l.contains("MSN-FS") || l.contains("TPC-C"))),
+        "a context stand-in was judged"
+    );
     check_snapshot("dwb-quick-report.md", &dreport);
 
     assert!(html.contains("<section id=\"defrag\">"), "index.html lacks the defrag section");
@@ -1007,6 +1045,11 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
         "## Sensitivity",
     ] {
         assert!(vreport.contains(needle), "vsegment report lacks {needle}");
+    }
+    // Each claim names the fitted costs it depends on; only claims free of them can agree.
+    assert!(vreport.contains("| claim | depends on | label |"));
+    for l in vreport.lines().filter(|l| l.starts_with("| Fig.") || l.starts_with("| pages")) {
+        assert!(l.ends_with("| by construction |") || l.contains("| none"), "{l}");
     }
     check_snapshot("vsegment-quick-report.md", &vreport);
 

@@ -90,6 +90,16 @@ pub trait RunProgress: Sync {
     fn finished(&self, _label: &str) {}
 }
 
+/// A reproduction that runs in phases (later runs depend on earlier results) starts the
+/// progress once over every phase and passes this to each: it forwards finished runs only.
+pub(crate) struct Continuing<'a>(pub &'a dyn RunProgress);
+
+impl RunProgress for Continuing<'_> {
+    fn finished(&self, label: &str) {
+        self.0.finished(label)
+    }
+}
+
 /// One registry line per reproduction.
 pub struct Reproduction {
     pub name: &'static str,

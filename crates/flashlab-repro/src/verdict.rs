@@ -12,7 +12,13 @@
 //! A claim judged *differs* or *direction only* carries its explanation — the ablation row that
 //! removes the cause (the claim's figure with that cause removed), or a stated ambiguity of the
 //! paper with both readings run — given with [`Claim::because`]; one without is *unexplained*,
-//! printed so, and counted in the tally.
+//! printed so, and counted in the tally. [`Claim::readings`] attaches the same figure under the
+//! other readings a report runs (another host model, another cost reading): each is judged by
+//! the same band and printed, and one inside the band explains the gap (that reading removes
+//! it); none inside leaves it unexplained.
+//!
+//! An ordering the paper states without a figure ("page-chunk hits most") is a claim too
+//! ([`Claim::ordering`]): it *agrees* when it holds and *differs* when it does not.
 
 use std::fmt::Write as _;
 
@@ -47,6 +53,14 @@ pub enum Kind {
     Fitted,
 }
 
+/// The claim's figure under another reading of the paper's set-up, judged by the same band.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Reading {
+    pub label: String,
+    pub ours: f64,
+    pub verdict: Verdict,
+}
+
 /// One claim: what, the paper's figure, ours, the band around the paper's figure.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Claim {
@@ -63,6 +77,14 @@ pub struct Claim {
     /// Why a claim that does not agree differs: the experiment that isolates the cause (given
     /// with [`Claim::because`]); `None` on a gap is *unexplained*.
     pub explanation: Option<String>,
+    /// The same figure under the report's other readings ([`Claim::readings`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub readings: Vec<Reading>,
+    /// An ordering: ours is 1 when it holds, 0 when it does not.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub ordering: bool,
+    #[serde(skip)]
+    kind: Kind,
 }
 
 impl Claim {
@@ -95,6 +117,46 @@ impl Claim {
         Claim::judge(kind, what.into(), paper, ours, tolerance, band, note.into())
     }
 
+    /// An ordering the paper states without a figure: *agrees* when it holds, else *differs*;
+    /// `observed` says what ours shows.
+    pub fn ordering(what: impl Into<String>, holds: bool, observed: impl Into<String>) -> Claim {
+        let ours = if holds { 1.0 } else { 0.0 };
+        let mut c = Claim::judge(Kind::Value, what.into(), 1.0, ours, 0.0, "holds".into(), observed.into());
+        c.ordering = true;
+        c
+    }
+
+    /// The figure under the report's other readings, each judged by this claim's band; the
+    /// first inside the band explains a gap (that reading removes it).
+    pub fn readings(mut self, readings: impl IntoIterator<Item = (String, f64)>) -> Claim {
+        for (label, ours) in readings {
+            let verdict = Claim::verdict_of(self.kind, self.paper, ours, self.tolerance);
+            self.readings.push(Reading { label, ours, verdict });
+        }
+        if self.has_gap() && self.explanation.is_none() {
+            if let Some(r) = self.readings.iter().find(|r| r.verdict == Verdict::Agrees) {
+                self.explanation = Some(if self.ordering {
+                    format!("under {} it holds", r.label)
+                } else {
+                    format!("under {} ours is {} (inside the band)", r.label, fmt_num(r.ours))
+                });
+            }
+        }
+        self
+    }
+
+    fn verdict_of(kind: Kind, paper: f64, ours: f64, tolerance: f64) -> Verdict {
+        let within = ours.is_finite() && (ours - paper).abs() <= tolerance;
+        match kind {
+            Kind::Fitted => Verdict::ByConstruction,
+            _ if within => Verdict::Agrees,
+            Kind::Effect if ours.is_finite() && ours.signum() == paper.signum() && ours != 0.0 => {
+                Verdict::DirectionOnly
+            }
+            _ => Verdict::Differs,
+        }
+    }
+
     fn judge(kind: Kind, what: String, paper: f64, ours: f64, tolerance: f64, band: String, note: String) -> Claim {
         let within = ours.is_finite() && (ours - paper).abs() <= tolerance;
         // A fitted figure is no evidence, but missing it means the fit was entered wrong.
@@ -103,15 +165,20 @@ impl Claim {
             (Kind::Fitted, false) => join(&note, "OUTSIDE its band: the fitted parameter is off"),
             _ => note,
         };
-        let verdict = match kind {
-            Kind::Fitted => Verdict::ByConstruction,
-            _ if within => Verdict::Agrees,
-            Kind::Effect if ours.is_finite() && ours.signum() == paper.signum() && ours != 0.0 => {
-                Verdict::DirectionOnly
-            }
-            _ => Verdict::Differs,
-        };
-        Claim { what, paper, ours, tolerance, band, verdict, note, explanation: None }
+        let verdict = Claim::verdict_of(kind, paper, ours, tolerance);
+        Claim {
+            what,
+            paper,
+            ours,
+            tolerance,
+            band,
+            verdict,
+            note,
+            explanation: None,
+            readings: Vec::new(),
+            ordering: false,
+            kind,
+        }
     }
 
     /// The explanation of a gap: an ablation row that removes its cause (name the row and give its
@@ -135,6 +202,17 @@ impl Claim {
     }
 }
 
+/// A figure as the report prints it: up to one decimal.
+fn fmt_num(x: f64) -> String {
+    if !x.is_finite() {
+        "n/a".into()
+    } else if x == x.round() {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.1}")
+    }
+}
+
 fn join(a: &str, b: &str) -> String {
     if a.is_empty() {
         b.to_string()
@@ -147,15 +225,32 @@ fn join(a: &str, b: &str) -> String {
 pub fn section(claims: &[Claim], digits: usize) -> String {
     let mut md = String::new();
     for c in claims {
-        let ours = if c.ours.is_finite() { format!("{:.digits$}", c.ours) } else { "n/a".into() };
+        let figures = if c.ordering {
+            format!("paper: holds; ours: {}", if c.ours == 1.0 { "holds" } else { "does not hold" })
+        } else {
+            let ours = if c.ours.is_finite() { format!("{:.digits$}", c.ours) } else { "n/a".into() };
+            format!("paper {:.digits$}, ours {ours} (band {})", c.paper, c.band)
+        };
+        let readings: Vec<String> = c
+            .readings
+            .iter()
+            .map(|r| {
+                let v = match (c.ordering, r.ours.is_finite()) {
+                    (true, _) if r.ours == 1.0 => "holds".into(),
+                    (true, _) => "does not hold".into(),
+                    (false, true) => format!("{:.digits$}", r.ours),
+                    (false, false) => "n/a".into(),
+                };
+                format!("{} {v} ({})", r.label, r.verdict.label())
+            })
+            .collect();
         let _ = writeln!(
             md,
-            "- **{}**: {}: paper {:.digits$}, ours {ours} (band {}){}{}",
+            "- **{}**: {}: {figures}{}{}{}",
             c.verdict.label(),
             c.what,
-            c.paper,
-            c.band,
             if c.note.is_empty() { String::new() } else { format!("; {}", c.note) },
+            if readings.is_empty() { String::new() } else { format!("; other readings: {}", readings.join(", ")) },
             match (&c.explanation, c.unexplained()) {
                 (Some(why), _) => format!(" — explained: {why}"),
                 (None, true) => " — **unexplained**".to_string(),
@@ -248,5 +343,31 @@ mod tests {
         assert_eq!(Claim::within(Kind::Value, "e", 16.0, 20.0, 0.0, "KB", "").verdict, Verdict::Differs);
         let missing = [Claim::new(Kind::Effect, "c", 1.0, f64::NAN, 0.1, "")];
         assert!(section(&missing, 1).contains("- **differs**: c: paper 1.0, ours n/a (band ±10%)"));
+    }
+
+    #[test]
+    fn orderings_and_readings() {
+        let yes = Claim::ordering("a ≥ b", true, "a 2, b 1");
+        let no = Claim::ordering("c ≥ d", false, "c 1, d 2");
+        assert_eq!((yes.verdict, no.verdict), (Verdict::Agrees, Verdict::Differs));
+        assert!(no.unexplained());
+        assert!(section(&[yes, no], 1)
+            .contains("- **differs**: c ≥ d: paper: holds; ours: does not hold; c 1, d 2 — **unexplained**"));
+        // A reading inside the band explains the gap; one outside does not.
+        let c = Claim::new(Kind::Effect, "e", 10.0, 30.0, 0.25, "")
+            .readings([("QD 8".to_string(), 40.0), ("free write-back".to_string(), 11.0)]);
+        assert_eq!(c.verdict, Verdict::DirectionOnly);
+        assert_eq!(c.readings[0].verdict, Verdict::DirectionOnly);
+        assert_eq!(c.readings[1].verdict, Verdict::Agrees);
+        assert_eq!(c.explanation.as_deref(), Some("under free write-back ours is 11 (inside the band)"));
+        let s = section(std::slice::from_ref(&c), 1);
+        assert!(
+            s.contains(
+                "other readings: QD 8 40.0 (direction only), free write-back 11.0 (agrees) — explained: under free"
+            ),
+            "{s}"
+        );
+        let d = Claim::new(Kind::Effect, "f", 10.0, 30.0, 0.25, "").readings([("QD 8".to_string(), 40.0)]);
+        assert!(d.unexplained());
     }
 }
