@@ -291,7 +291,8 @@ fn config(t: &Trace, v: &Variant, scale: Scale) -> Result<Config, Error> {
     let volume = t.volume_mib / div;
     let footprint = match t.footprint {
         Footprint::Div(d) => format!("\"{}MiB\"", (volume / d).max(1)),
-        Footprint::Whole => format!("{}", 1.0 / div as f64),
+        // A float: an integer would be bytes.
+        Footprint::Whole => format!("{:?}", 1.0 / div as f64),
     };
     let mut sets = vec![
         format!("name=\"wadpm {} {}\"", t.key, v.label),
@@ -1215,6 +1216,31 @@ fn readings(w: &mut String, runs: &Runs, scale: Scale) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every run of both scales makes a valid configuration (the paper scale is not run in the
+    /// tests: it is checked here before anyone waits for it).
+    #[test]
+    fn every_configuration_of_both_scales_is_valid() {
+        for scale in [Scale::Quick, Scale::Paper] {
+            for t in TRACES {
+                let mut vs = first_variants();
+                vs.extend(reading_variants(t, FIG11_PAIR, scale));
+                for v in &vs {
+                    config(t, v, scale).unwrap_or_else(|e| panic!("{scale:?} {} {}: {e}", t.key, v.label));
+                }
+                for v in pre_variants(FIG11_PAIR) {
+                    pre_config(t, &v, scale).unwrap_or_else(|e| panic!("{scale:?} {} {}: {e}", t.key, v.label));
+                }
+            }
+        }
+        for t in &REAL {
+            for v in [page(), fast(), dynamic(DYNAMIC, FIG11_PAIR), fast_device_sw()] {
+                for split in [false, true] {
+                    real_config(t, &v, split).unwrap_or_else(|e| panic!("{} {}: {e}", t.key, v.label));
+                }
+            }
+        }
+    }
 
     /// The generators' jump shares are the built-in captures' statistics, not tuned.
     #[test]
