@@ -898,41 +898,37 @@ fn claims(scale: Scale, runs: &Runs) -> Vec<Claim> {
                     ("write-only FAB".into(), reduction("fab-no-read-cache")),
                 ]),
         );
-        let ordering = |what: String, a: &str, b: &str, f: &dyn Fn(&Results, &Results) -> bool| {
-            let (n, of) = at_every_size(runs, wl.key, a, b, f);
-            (Claim::ordering(what, n == of, format!("at {n} of {of} sizes")), n == of)
-        };
-        let higher = |read_only: bool| {
-            move |d: &Results, o: &Results| {
-                if read_only {
-                    read_hit(d) + 1e-12 >= read_hit(o)
-                } else {
-                    hit(d) + 1e-12 >= hit(o)
-                }
+        // 1 when `f(dwb, other)` holds at every size of the axis (an ordering's figure), else 0.
+        let holds = |other: &str, f: &dyn Fn(&Results, &Results) -> bool| {
+            let (n, of) = at_every_size(runs, wl.key, "dwb", other, f);
+            if n == of {
+                1.0
+            } else {
+                0.0
             }
         };
+        let ordering = |what: String, other: &str, f: &dyn Fn(&Results, &Results) -> bool| {
+            let (n, of) = at_every_size(runs, wl.key, "dwb", other, f);
+            Claim::ordering(what, n == of, format!("at {n} of {of} sizes"))
+        };
+        let at_least = |f: fn(&Results) -> f64| move |d: &Results, o: &Results| f(d) + 1e-12 >= f(o);
+        let fewer = |d: &Results, o: &Results| erases(d) <= erases(o);
         for other in [MAIN_FAB, "cbm"] {
             let label = if other == "cbm" { "CBM's" } else { "FAB's" };
-            let (c, _) = ordering(
-                format!("{name}: DWB's hit ratio at least {label} at every size"),
-                "dwb",
-                other,
-                &higher(false),
-            );
-            let (_, reads) = ordering(String::new(), "dwb", other, &higher(true));
-            claims.push(c.readings(vec![("reads-only hit ratio".into(), if reads { 1.0 } else { 0.0 })]));
+            let c = ordering(format!("{name}: DWB's hit ratio at least {label} at every size"), other, &at_least(hit));
+            claims.push(c.readings(vec![("reads-only hit ratio".into(), holds(other, &at_least(read_hit)))]));
         }
         for other in [MAIN_FAB, "cbm"] {
             let label = if other == "cbm" { "CBM's" } else { "FAB's" };
-            let fewer = |d: &Results, o: &Results| erases(d) <= erases(o);
-            let (c, _) = ordering(format!("{name}: DWB's erases at most {label} at every size"), "dwb", other, &fewer);
-            let mut readings = Vec::new();
-            if other == MAIN_FAB {
-                for (l, fab) in [("FAB dropping clean pages", "fab"), ("write-only FAB", "fab-no-read-cache")] {
-                    let (_, holds) = ordering(String::new(), "dwb", fab, &fewer);
-                    readings.push((l.to_string(), if holds { 1.0 } else { 0.0 }));
-                }
-            }
+            let c = ordering(format!("{name}: DWB's erases at most {label} at every size"), other, &fewer);
+            let readings = if other == MAIN_FAB {
+                vec![
+                    ("FAB dropping clean pages".to_string(), holds("fab", &fewer)),
+                    ("write-only FAB".to_string(), holds("fab-no-read-cache", &fewer)),
+                ]
+            } else {
+                Vec::new()
+            };
             claims.push(c.readings(readings));
         }
         let lowest = |policy: &str, others: &[&str], f: &dyn Fn(&Results) -> f64, most: bool| -> (usize, usize) {

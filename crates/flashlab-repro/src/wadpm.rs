@@ -200,6 +200,10 @@ impl Variant {
     fn new(label: impl Into<String>, sets: &[&str]) -> Variant {
         Variant { label: label.into(), sets: sets.iter().map(|s| s.to_string()).collect() }
     }
+    fn relabel(mut self, label: String) -> Variant {
+        self.label = label;
+        self
+    }
     /// The same run under another reading: a label suffix and more overrides.
     fn with(&self, suffix: &str, sets: &[String]) -> Variant {
         let mut v = Variant { label: format!("{}{suffix}", self.label), sets: self.sets.clone() };
@@ -360,13 +364,6 @@ fn pre_config(t: &Trace, v: &Variant, scale: Scale) -> Result<Config, Error> {
     let overwrite = if scale == Scale::Quick { PRE_OVERWRITE / 2.0 } else { PRE_OVERWRITE };
     let sets = ["precondition.fill=true".to_string(), format!("precondition.overwrite={overwrite}")];
     config(t, &v.with("", &sets).relabel(pre_label(&v.label)), scale)
-}
-
-impl Variant {
-    fn relabel(mut self, label: String) -> Variant {
-        self.label = label;
-        self
-    }
 }
 
 struct Runs {
