@@ -90,8 +90,8 @@ pub fn on_close_with<D: BlockDevice>(
     stats: &mut DefragStats,
 ) -> Result<(), Error> {
     let Some(den) = threshold.0 else { return Ok(()) };
-    let files = fs.files()?;
-    let Some(last) = files.iter().find(|f| f.0 == path).and_then(|f| f.1.last().copied()) else { return Ok(()) };
+    let Some(closed) = fs.file_ref(path)? else { return Ok(()) };
+    let Some(&last) = closed.chain.last() else { return Ok(()) };
     let block = fs.flash_block_of_cluster(last);
     let cpb = fs.clusters_per_flash_block();
     let free = fs.free_clusters_in_flash_block(block);
@@ -106,20 +106,19 @@ pub fn on_close_with<D: BlockDevice>(
     let first = 2 + block * cpb;
     let mut free: Vec<u32> = (first..first + cpb).filter(|&c| fs.is_cluster_free(c)).collect();
     free.reverse();
-    let mut order: Vec<&(String, Vec<u32>)> =
-        files.iter().filter(|f| f.1.iter().any(|&c| c >= first && c < first + cpb)).collect();
-    order.sort_by_key(|f| f.0 != path);
+    let mut order = fs.files_in_clusters(first, cpb)?;
+    order.sort_by_key(|f| f.slot() != closed.slot());
     let sectors = (fs.cluster_bytes() / fs.device().sector_size()) as u64;
-    for (p, chain) in order {
+    for file in &order {
         let mut moves = Vec::new();
-        for &c in chain.iter().filter(|&&c| c < first || c >= first + cpb) {
+        for &c in file.chain.iter().filter(|&&c| c < first || c >= first + cpb) {
             let Some(t) = free.pop() else { break };
             let (s, d) = (fs.cluster_first_sector(c), fs.cluster_first_sector(t));
             fs.device_mut().defrag_copy(s, d, sectors)?;
             moves.push((c, t));
         }
         if !moves.is_empty() {
-            fs.relocate(p, &moves)?;
+            fs.relocate_file(file, &moves)?;
             stats.clusters_moved += moves.len() as u64;
             stats.files_relocated += 1;
         }

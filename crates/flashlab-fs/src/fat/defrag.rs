@@ -10,7 +10,8 @@
 //!    directory entry's sector if the first cluster moved;
 //! 3. free the old clusters (`FAT[old] = 0`).
 
-use super::dir::DirLoc;
+use super::dir::{DirLoc, Entry};
+use super::index::FileRef;
 use super::name::path_err;
 use super::FatFs;
 use crate::blockdev::BlockDevice;
@@ -91,6 +92,17 @@ impl<D: BlockDevice> FatFs<D> {
     /// Rewire file `path` after the caller copied each `old` cluster's data to the free `new`.
     pub fn relocate(&mut self, path: &str, moves: &[(u32, u32)]) -> Result<(), Error> {
         let e = self.entry(path)?;
+        self.relocate_entry(e, path, moves)
+    }
+
+    /// [`FatFs::relocate`] for a file found by [`FatFs::files_in_clusters`] (no name lookup:
+    /// the defragmenter knows where the entry is).
+    pub fn relocate_file(&mut self, file: &FileRef, moves: &[(u32, u32)]) -> Result<(), Error> {
+        let e = self.entry_at(file.slot);
+        self.relocate_entry(e, "relocate_file", moves)
+    }
+
+    fn relocate_entry(&mut self, e: Entry, path: &str, moves: &[(u32, u32)]) -> Result<(), Error> {
         if e.is_dir() {
             return Err(path_err(path, "relocate moves file clusters; this is a directory"));
         }

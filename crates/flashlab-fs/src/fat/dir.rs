@@ -11,8 +11,8 @@ use flashlab::error::Error;
 pub(crate) const ATTR_DIRECTORY: u8 = 0x10;
 pub(crate) const ATTR_VOLUME_ID: u8 = 0x08;
 pub(crate) const ATTR_ARCHIVE: u8 = 0x20;
-const ATTR_LFN: u8 = 0x0F;
-const DELETED: u8 = 0xE5;
+pub(crate) const ATTR_LFN: u8 = 0x0F;
+pub(crate) const DELETED: u8 = 0xE5;
 /// 2024-01-01, FAT date format ((year - 1980) << 9 | month << 5 | day).
 const FIXED_DATE: u16 = ((2024 - 1980) << 9) | (1 << 5) | 1;
 
@@ -29,7 +29,7 @@ pub struct DirEntryInfo {
 }
 
 /// A directory's storage.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum DirLoc {
     FixedRoot,
     Chain(u32),
@@ -93,7 +93,7 @@ pub(crate) fn make_entry(name: &[u8; 11], attr: u8, first: u32, size: u32) -> [u
     e
 }
 
-fn parse_entry(slot: Slot, e: &[u8]) -> Entry {
+pub(crate) fn parse_entry(slot: Slot, e: &[u8]) -> Entry {
     let u16_at = |o: usize| u16::from_le_bytes([e[o], e[o + 1]]) as u32;
     Entry {
         slot,
@@ -192,7 +192,7 @@ impl<D: BlockDevice> FatFs<D> {
     fn walk_dirs(&mut self, path: &str, comps: &[[u8; 11]]) -> Result<DirLoc, Error> {
         let mut dir = self.root();
         for comp in comps {
-            let e = self.scan(dir, path, |e| e.name == *comp)?.found;
+            let e = self.find(dir, path, comp)?.found;
             dir = match e {
                 Some(e) if e.is_dir() && e.first >= 2 => DirLoc::Chain(e.first),
                 Some(e) if e.is_dir() => {
@@ -222,7 +222,7 @@ impl<D: BlockDevice> FatFs<D> {
             return Err(path_err(path, "the root directory cannot be used here"));
         };
         let dir = self.walk_dirs(path, parents)?;
-        let scan = self.scan(dir, path, |e| e.name == *last)?;
+        let scan = self.find(dir, path, last)?;
         Ok((dir, *last, scan))
     }
 
@@ -234,6 +234,7 @@ impl<D: BlockDevice> FatFs<D> {
     /// Overwrite the 32-byte entry at `slot` and write its sector.
     pub(crate) fn write_entry(&mut self, slot: Slot, raw: &[u8; 32]) -> Result<(), Error> {
         self.meta_touch(slot.sector, true)?;
+        self.index_entry_write(slot, raw);
         let sector = self.dir_cache.get_mut(&slot.sector).expect("directory sector written before it was read");
         sector[slot.offset as usize..slot.offset as usize + 32].copy_from_slice(raw);
         if self.metadata.deferred() {
@@ -297,6 +298,7 @@ impl<D: BlockDevice> FatFs<D> {
         let c = self.alloc_cluster(req)?.ok_or_else(|| self.full_err(path))?;
         self.write_dir_cluster(c, &[])?;
         self.fat_set(last, c)?;
+        self.index_grow(dir, c);
         self.flush_fat()?;
         Ok(Slot { sector: self.layout.cluster_first_sector(c), offset: 0 })
     }
@@ -339,6 +341,7 @@ impl<D: BlockDevice> FatFs<D> {
         }
         let chain = self.fat_chain(e.first, path)?;
         self.delete_entry(e.slot)?;
+        self.drop_index(DirLoc::Chain(e.first));
         let spc = self.layout.sectors_per_cluster as u64;
         for &c in &chain {
             self.fat_set(c, 0)?;

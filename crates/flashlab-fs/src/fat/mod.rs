@@ -25,7 +25,9 @@
 //!
 //! Reads go to the device except the FAT (mirrored in memory at mount) and directory sectors
 //! (cached after their first read); both mirrors are updated with every write, so they always
-//! equal the disk (or, with deferred metadata, what the disk will get).
+//! equal the disk (or, with deferred metadata, what the disk will get). Lookups in a directory
+//! whose sectors are all mirrored are answered from an index (module `index`) that charges what
+//! the linear scan would: an index makes the model fast, never changes what it counts.
 //!
 //! **Bounded metadata cache** ([`FatFs::set_metadata_cache`]): a driver that holds only `n`
 //! metadata sectors (least recently used out) reads a FAT sector again whenever a chain walk or
@@ -43,6 +45,7 @@ mod cache;
 mod defrag;
 mod dir;
 mod file;
+mod index;
 pub(crate) mod layout;
 mod name;
 mod table;
@@ -58,6 +61,7 @@ use flashlab::error::Error;
 
 pub use self::cache::MetadataStats;
 pub use self::dir::DirEntryInfo;
+pub use self::index::FileRef;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FatType {
@@ -144,6 +148,13 @@ pub struct FatFs<D: BlockDevice> {
     flash_block_sectors: u32,
     /// Directory sectors read so far (absolute sector → bytes), always equal to the disk.
     dir_cache: BTreeMap<u64, Vec<u8>>,
+    /// Directories whose every sector is in `dir_cache`, indexed (module `index`).
+    dirs: std::collections::HashMap<dir::DirLoc, index::DirIndex>,
+    /// Indexed sector → its directory and the position of its first entry.
+    sector_dir: std::collections::HashMap<u64, (dir::DirLoc, u32)>,
+    /// Tests: never index (every lookup scans), the reference the indexes are checked against.
+    #[cfg(test)]
+    scan_only: bool,
     metadata: Metadata,
     /// Deferred metadata: directory sectors changed since the last write-back.
     dir_dirty: std::collections::BTreeSet<u64>,
@@ -251,6 +262,10 @@ impl<D: BlockDevice> FatFs<D> {
             alloc: Box::new(Sca::default()),
             flash_block_sectors: fbs,
             dir_cache: BTreeMap::new(),
+            dirs: Default::default(),
+            sector_dir: Default::default(),
+            #[cfg(test)]
+            scan_only: false,
             metadata: Metadata::WriteThrough,
             dir_dirty: Default::default(),
             meta: Default::default(),
@@ -287,6 +302,10 @@ impl<D: BlockDevice> FatFs<D> {
             table,
             alloc: Box::new(Sca::default()),
             dir_cache: BTreeMap::new(),
+            dirs: Default::default(),
+            sector_dir: Default::default(),
+            #[cfg(test)]
+            scan_only: false,
             metadata: Metadata::WriteThrough,
             dir_dirty: Default::default(),
             meta: Default::default(),

@@ -22,6 +22,9 @@ pub(crate) struct Table {
     bytes_per_sector: u32,
     /// FAT-relative sectors changed since the last flush (unsorted, may repeat).
     dirty: Vec<u32>,
+    /// The cluster whose entry links to each cluster (0: none): the reverse of the chains, so
+    /// the first cluster of a chain is found from any of its clusters ([`Table::head`]).
+    prev: Vec<u32>,
 }
 
 impl Table {
@@ -58,7 +61,14 @@ impl Table {
             clusters_per_block,
             bytes_per_sector: layout.bytes_per_sector,
             dirty: Vec::new(),
+            prev: Vec::new(),
         };
+        t.prev = vec![0; t.entries.len()];
+        for c in 2..t.cluster_count + 2 {
+            if let Some(n) = t.next_cluster(c) {
+                t.prev[n as usize] = c;
+            }
+        }
         t.set_clusters_per_block(clusters_per_block);
         t
     }
@@ -109,6 +119,12 @@ impl Table {
         assert!(v == 0 || v == self.eoc() || self.is_cluster(v), "FAT value {v:#x} for cluster {c} is not a cluster");
         let i = c as usize;
         let was_free = self.free[i];
+        if let Some(old) = self.next_cluster(c).filter(|&n| self.prev[n as usize] == c) {
+            self.prev[old as usize] = 0;
+        }
+        if self.is_cluster(v) {
+            self.prev[v as usize] = c;
+        }
         self.entries[i] = (self.entries[i] & !self.mask()) | v;
         self.free[i] = v == 0;
         let b = ((c - 2) / self.clusters_per_block) as usize;
@@ -124,6 +140,25 @@ impl Table {
             _ => {}
         }
         self.dirty.push(c / self.entries_per_sector());
+    }
+
+    /// The cluster entry `c` links to, if it links to a data cluster.
+    fn next_cluster(&self, c: u32) -> Option<u32> {
+        let n = self.get(c);
+        self.is_cluster(n).then_some(n)
+    }
+
+    /// The first cluster of the chain holding used cluster `c` (following the links back), or
+    /// `None` when the links back do not end within the volume's clusters (a loop).
+    pub fn head(&self, c: u32) -> Option<u32> {
+        let mut h = c;
+        for _ in 0..=self.cluster_count {
+            match self.prev[h as usize] {
+                0 => return Some(h),
+                p => h = p,
+            }
+        }
+        None
     }
 
     /// The chain starting at `first` (empty for 0). A broken chain (free, reserved or
