@@ -12,7 +12,11 @@
 //!   own pace; medians of `--repeat` runs, the cases of each taking turns;
 //! - memory: peak resident set of a separate `flashlab run` of the accounting preset, per
 //!   physical page of the device (Linux `/proc/self/status` VmHWM);
-//! - trace parsing: MB/s of MSR Cambridge CSV, on a file made by repeating the shipped sample.
+//! - trace parsing: MB/s of MSR Cambridge CSV, on a file made by repeating the shipped sample;
+//! - GC policies: nanoseconds per host page of 2R and 2R++ beside greedy under one GC schedule
+//!   (FEMU's and the classic trigger) on 2R++'s 8 GB device, zipf 0.9 on a filled device;
+//! - FAT lookups: name lookups per second in a 16,000-file directory of the FAT model (the
+//!   defrag reproduction's fragmented `/FRAG`), from its directory index.
 
 use std::io::Write;
 use std::time::Instant;
@@ -42,6 +46,63 @@ pub fn run(quick: bool, repeat: Option<u32>, quiet: bool) -> Result<()> {
     backlog(quick, repeat, quiet)?;
     memory(&sets, &flags)?;
     msr_parse()?;
+    gc_policies(quick, quiet)?;
+    fat_lookups()?;
+    Ok(())
+}
+
+/// ns per host page of 2R and 2R++ against greedy under the same GC schedule.
+fn gc_policies(quick: bool, quiet: bool) -> Result<()> {
+    let volume = if quick { 0.5 } else { 2.0 };
+    for schedule in ["femu", "classic"] {
+        let mut greedy_ns = None;
+        for gc in ["greedy", "2r", "2r++"] {
+            let sets: Vec<String> = vec![
+                format!("ftl.gc=\"{gc}\""),
+                format!("ftl.gc_schedule=\"{schedule}\""),
+                "workload.kind=\"zipf\"".into(),
+                "workload.theta=0.9".into(),
+                format!("workload.volume_ratio={volume}"),
+                "precondition.fill=true".into(),
+            ];
+            let r = sim::run(&load_config("femu-8gb", &sets)?, &mut Bar::new(quiet))?;
+            let ns = 1e9 / r.sim.host_pages_per_s;
+            let base = *greedy_ns.get_or_insert(ns);
+            let flags = sets.iter().map(|s| format!(" --set '{s}'")).collect::<String>();
+            crate::emit(format!(
+                "gc {gc:<6} {schedule:<7} {ns:>6.1} ns / host page   ({:.2}x greedy; WAF {:.2}, {} GC rounds)   [flashlab run femu-8gb{flags}]",
+                ns / base,
+                r.waf.unwrap_or(0.0),
+                r.ftl.gc_rounds,
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Lookups per second of the FAT model in a directory of 16,000 files.
+fn fat_lookups() -> Result<()> {
+    use flashlab_fs::{FatFs, FatType, FormatOptions, MemDisk};
+    let disk = MemDisk::new(131_072, 512)?;
+    let opts = FormatOptions { fat_type: FatType::Fat16, sectors_per_cluster: 4, ..FormatOptions::default() };
+    let mut fs = FatFs::format(disk, opts)?;
+    fs.mkdir("/FRAG")?;
+    let files = 16_000u64;
+    for id in 1..=files {
+        let fd = fs.create(&format!("/FRAG/F{id:07}.DAT"))?;
+        fs.close(fd)?;
+    }
+    let names: Vec<String> = (0..1024u64).map(|i| format!("/FRAG/F{:07}.DAT", 1 + (i * 7919) % files)).collect();
+    let lookups = 1_000_000usize;
+    let t = Instant::now();
+    for i in 0..lookups {
+        std::hint::black_box(fs.stat(&names[i % names.len()])?);
+    }
+    let s = t.elapsed().as_secs_f64();
+    crate::emit(format!(
+        "fat lookup        {:>6.2} M lookups/s   ({lookups} stat calls in a {files}-file directory, {s:.2} s)   [flashlab bench]",
+        lookups as f64 / s / 1e6
+    ));
     Ok(())
 }
 

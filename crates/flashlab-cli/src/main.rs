@@ -95,6 +95,15 @@ enum Cmd {
         /// Replace the outputs of an earlier reproduction in --out (without it, they are refused).
         #[arg(long)]
         force: bool,
+        /// Folder of the full traces the paper-scale rows replay (default: FLASHLAB_TRACES, else
+        /// ../shared/traces from the working directory); each needed file is checked (size,
+        /// SHA-256) before anything runs.
+        #[arg(long, value_name = "DIR")]
+        traces: Option<PathBuf>,
+        /// Paper scale on the built-in trace excerpts instead of the full traces: runs anywhere,
+        /// and every output says it is not paper scale.
+        #[arg(long)]
+        excerpts: bool,
     },
     /// Plot a run's results.json: running WAF, erase-count distribution, latency CDF (timing mode).
     Plot {
@@ -239,8 +248,9 @@ fn real_main() -> Result<()> {
             }
             Ok(())
         }
-        Cmd::Reproduce { name, scale, out, threads, quiet, force } => {
-            reproduce(&name, &scale, &out, threads.map(|t| t as usize), quiet, force)
+        Cmd::Reproduce { name, scale, out, threads, quiet, force, traces, excerpts } => {
+            let how = ReproduceOptions { threads: threads.map(|t| t as usize), quiet, force, traces, excerpts };
+            reproduce(&name, &scale, &out, how)
         }
         Cmd::Plot { results, out } => plot(&results, out.as_deref()),
         Cmd::List => {
@@ -298,8 +308,18 @@ fn untouched(e: anyhow::Error, out: &Path) -> anyhow::Error {
     anyhow::anyhow!("{e:#}\n(no output was written: the files in {} are as they were)", out.display())
 }
 
-fn reproduce(name: &str, scale: &str, out: &Path, threads: Option<usize>, quiet: bool, force: bool) -> Result<()> {
+/// `flashlab reproduce`'s options besides the name, scale and output folder.
+struct ReproduceOptions {
+    threads: Option<usize>,
+    quiet: bool,
+    force: bool,
+    traces: Option<PathBuf>,
+    excerpts: bool,
+}
+
+fn reproduce(name: &str, scale: &str, out: &Path, how: ReproduceOptions) -> Result<()> {
     use flashlab_repro::{self as reproduce, html};
+    let ReproduceOptions { threads, quiet, force, traces, excerpts } = how;
     let scale: reproduce::Scale = scale.parse()?;
     let chosen: Vec<&reproduce::Reproduction> = if name == "all" {
         reproduce::REPRODUCTIONS.iter().collect()
@@ -307,6 +327,9 @@ fn reproduce(name: &str, scale: &str, out: &Path, threads: Option<usize>, quiet:
         vec![reproduce::find(name).map_err(|e| anyhow::anyhow!("{e} (or `all`)"))?]
     };
     let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    // Paper scale replays the full traces: a missing one is an error before anything runs.
+    let traces = reproduce::locate_traces(&chosen, scale, traces, excerpts)?;
+    let setup = reproduce::Setup { scale, threads, traces };
     // Earlier outputs are refused before anything runs, unless --force.
     let mut earlier: Vec<String> = chosen.iter().map(|r| format!("{}/results.json", r.name)).collect();
     if name == "all" {
@@ -319,7 +342,7 @@ fn reproduce(name: &str, scale: &str, out: &Path, threads: Option<usize>, quiet:
     let mut reports = Vec::new();
     for repro in chosen {
         let (report_md, downloads, tally) =
-            reproduce_one(repro, scale, &mut staged, threads, quiet).map_err(|e| untouched(e, out))?;
+            reproduce_one(repro, &setup, &mut staged, quiet).map_err(|e| untouched(e, out))?;
         reports.push((repro, report_md, downloads, tally));
     }
     if name == "all" {
@@ -333,10 +356,13 @@ fn reproduce(name: &str, scale: &str, out: &Path, threads: Option<usize>, quiet:
                 tally: *tally,
             })
             .collect();
-        let intro = format!(
+        let mut intro = format!(
             "Every registered reproduction at {} scale: the paper's figures beside ours, plots, and where we agree and differ.",
             if scale == reproduce::Scale::Quick { "quick" } else { "paper" }
         );
+        if setup.not_paper_scale() {
+            intro.push_str(&format!(" {EXCERPTS_NOTE}"));
+        }
         let index = html::index_html("flashlab reproductions", &intro, &sections);
         staged.add("index.html", index.as_bytes()).map_err(|e| untouched(e, out))?;
     }
@@ -366,23 +392,46 @@ fn plot(results: &Path, out: Option<&Path>) -> Result<()> {
     Ok(())
 }
 
+/// What every output of a paper-scale run on the excerpts says.
+const EXCERPTS_NOTE: &str = "**Excerpts, not paper scale:** the trace rows replayed the built-in excerpts \
+     (`--excerpts`), not the full traces, so their figures and verdicts are not the paper-scale ones.";
+
 /// Run one reproduction and stage its files as `NAME/…`; returns its report and file names.
 fn reproduce_one(
     repro: &flashlab_repro::Reproduction,
-    scale: flashlab_repro::Scale,
+    setup: &flashlab_repro::Setup,
     staged: &mut output::Staged,
-    threads: usize,
     quiet: bool,
 ) -> Result<(String, Vec<String>, flashlab_repro::verdict::Tally)> {
     let bar = RunBar::new(quiet);
     let t = std::time::Instant::now();
-    let mut outcome = (repro.run)(scale, threads, &bar)?;
+    let mut outcome = (repro.run)(setup, &bar)?;
     bar.done();
+    let wall_s = t.elapsed().as_secs_f64();
     let tally = flashlab_repro::verdict::Tally::of(&outcome.claims);
+    let excerpts = setup.not_paper_scale() && !repro.traces.is_empty();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let peak = flashlab::memory::peak_rss();
     if let Some(obj) = outcome.json.as_object_mut() {
         obj.insert("claims".into(), serde_json::to_value(&outcome.claims)?);
         obj.insert("tally".into(), serde_json::to_value(tally)?);
+        obj.insert("paper_scale".into(), (setup.scale == flashlab_repro::Scale::Paper && !excerpts).into());
+        obj.insert(
+            "cost".into(),
+            serde_json::json!({
+                "wall_s": wall_s,
+                "threads": setup.threads,
+                "cores": cores,
+                "peak_rss_bytes": peak,
+            }),
+        );
     }
+    if excerpts {
+        // The note goes under the title, where a reader starts.
+        let at = outcome.report_md.find('\n').map_or(outcome.report_md.len(), |i| i + 1);
+        outcome.report_md.insert_str(at, &format!("\n{EXCERPTS_NOTE}\n"));
+    }
+    outcome.report_md.push_str(&cost_section(wall_s, setup.threads, cores, peak));
     let mut stage = |file: &str, text: &str| staged.add(&format!("{}/{file}", repro.name), text.as_bytes());
     stage("results.json", &serde_json::to_string_pretty(&outcome.json)?)?;
     stage("report.md", &outcome.report_md)?;
@@ -396,6 +445,22 @@ fn reproduce_one(
     emit(format!("{:<12} {} files ({:.1} s)", repro.name, 2 + outcome.files.len(), t.elapsed().as_secs_f64()));
     Ok((outcome.report_md, downloads, tally))
 }
+
+/// The report's last section: what producing it cost. Everything above it is a function of the
+/// configuration and seed alone; this varies from run to run (tests compare reports without it).
+fn cost_section(wall_s: f64, threads: usize, cores: usize, peak: Option<u64>) -> String {
+    let peak = peak.map_or("not measured (no /proc/self/status)".to_string(), |b| {
+        format!("{:.0} MiB (the process's peak resident memory so far)", b as f64 / (1 << 20) as f64)
+    });
+    format!(
+        "\n{COST_HEADING}\n\nWall time {wall_s:.1} s with {threads} simulation thread{} on a machine with {cores} core{}; peak memory {peak}.\n",
+        if threads == 1 { "" } else { "s" },
+        if cores == 1 { "" } else { "s" },
+    )
+}
+
+/// The heading of [`cost_section`].
+pub const COST_HEADING: &str = "## What this run cost";
 
 /// Progress over a reproduction's runs (thread-safe; quiet when not a terminal).
 struct RunBar {

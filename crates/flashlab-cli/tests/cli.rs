@@ -1112,6 +1112,10 @@ fn browser_check(index: &Path, images: usize) {
 
 /// Compare with `tests/snapshots/NAME`; `UPDATE_SNAPSHOTS=1` writes it instead.
 fn check_snapshot(name: &str, actual: &str) {
+    // A report ends with what the run cost (wall time, threads, peak memory), which varies from
+    // run to run: the snapshot is everything before it, byte for byte.
+    let (actual, cost) = actual.rsplit_once("\n## What this run cost\n").expect("the report states its cost");
+    assert!(cost.contains("Wall time") && cost.contains("peak memory"), "{name}: cost section `{cost}`");
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots").join(name);
     if std::env::var("UPDATE_SNAPSHOTS").is_ok() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -1525,4 +1529,60 @@ fn an_interrupted_run_leaves_earlier_results_untouched() {
     assert!(text(&o).contains("interrupted: no output was written"), "{}", text(&o));
     assert_eq!(std::fs::read(out.join("results.json")).unwrap(), json);
     assert_eq!(listing(&out), ["results.json", "series.csv"]);
+}
+
+/// Paper scale replays the full traces. From a directory without them, `reproduce dwb --scale
+/// paper` fails at once, naming every file it needs (size, SHA-256) and where it looked; a
+/// folder with a wrong file is refused the same way; `--excerpts` runs on the built-in excerpts
+/// and every output (report, results.json) says it is not paper scale; and the two options are
+/// refused where they would do nothing.
+#[test]
+fn paper_scale_without_the_full_traces_fails_at_once_naming_them() {
+    let empty = tmp("no-traces");
+    std::fs::create_dir_all(&empty).unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_flashlab"))
+            .args(args)
+            .current_dir(&empty)
+            .env_remove("FLASHLAB_TRACES")
+            .output()
+            .expect("run flashlab")
+    };
+    let t = std::time::Instant::now();
+    let o = run(&["reproduce", "dwb", "--scale", "paper", "--quiet", "--out", "o"]);
+    let msg = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{msg}");
+    for f in flashlab_repro::dwb::TRACES {
+        assert!(msg.contains(f.path) && msg.contains(f.sha256) && msg.contains(&f.bytes.to_string()), "{msg}");
+    }
+    assert!(msg.contains("../shared/traces") && msg.contains("--excerpts") && msg.contains("--traces"), "{msg}");
+    assert!(t.elapsed().as_secs() < 10 && !empty.join("o").exists(), "fails before running or writing");
+    // A folder with one of the files, but different: refused, naming that file's problem.
+    let wrong = empty.join("traces");
+    std::fs::create_dir_all(wrong.join("msnfs_replayer")).unwrap();
+    std::fs::write(wrong.join("msnfs_replayer/MSN-FS-30s-ms"), "0 1 2\n").unwrap();
+    let o = run(&["reproduce", "dwb", "--scale", "paper", "--traces", "traces", "--quiet", "--out", "o"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).contains("msnfs_replayer/MSN-FS-30s-ms  (4055231 bytes") && text(&o).contains(": 6 bytes"),
+        "{}",
+        text(&o)
+    );
+    for bad in [
+        &["reproduce", "dwb", "--excerpts", "--quiet"][..],
+        &["reproduce", "dwb", "--scale", "paper", "--excerpts", "--traces", "traces", "--quiet"],
+    ] {
+        let o = run(bad);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}: {}", text(&o));
+        assert!(text(&o).contains("--traces / --excerpts"), "{}", text(&o));
+    }
+    let o = run(&["reproduce", "dwb", "--scale", "paper", "--excerpts", "--quiet", "--out", "o"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let report = std::fs::read_to_string(empty.join("o/dwb/report.md")).unwrap();
+    assert!(report.lines().take(4).any(|l| l.contains("Excerpts, not paper scale")), "{report}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(empty.join("o/dwb/results.json")).unwrap()).unwrap();
+    assert_eq!(json["paper_scale"], false);
+    assert!(json["cost"]["wall_s"].as_f64().unwrap() > 0.0 && json["cost"]["threads"].as_u64().unwrap() >= 1);
+    let _ = std::fs::remove_dir_all(&empty);
 }

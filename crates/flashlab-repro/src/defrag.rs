@@ -21,7 +21,7 @@ use std::fmt::Write as _;
 use serde_json::json;
 
 use super::verdict::{self, Claim, Kind};
-use super::{Outcome, RunProgress, Scale};
+use super::{Outcome, RunProgress, Scale, Setup};
 use crate::plot::{bar_chart_with, Bars};
 use flashlab::config::Config;
 use flashlab::error::Error;
@@ -497,7 +497,8 @@ fn jobs(scale: Scale) -> Vec<(Variant, Option<&'static str>)> {
     jobs
 }
 
-pub fn run(scale: Scale, threads: usize, progress: &dyn RunProgress) -> Result<Outcome, Error> {
+pub fn run(setup: &Setup, progress: &dyn RunProgress) -> Result<Outcome, Error> {
+    let (scale, threads) = (setup.scale, setup.threads);
     let jobs = jobs(scale);
     // Every device first: a variant that cannot exist at this scale fails now, not after the
     // runs before it (paper scale once failed after 33 minutes on the last ablation's device).

@@ -26,15 +26,15 @@
 //! scale: an 8 GiB device preconditioned with a fill and 0.25× random overwrite (GC active, close
 //! to steady state), three MiB sizes, five NVRAM shares, the built-in excerpts. Paper scale:
 //! 64 GiB, fill + 1× overwrite, five sizes, nine shares, and the full MSN-FS, CloudPhysics,
-//! TPC-C and fio files when `shared/traces` is found (`FLASHLAB_TRACES`, or `../shared/traces`
-//! from the working directory), else the built-in excerpts.
+//! TPC-C and fio files ([`TRACES`], from the folder [`crate::locate_traces`] checked), or the
+//! built-in excerpts when asked for (`--excerpts`: not paper scale, every output says so).
 
 use std::fmt::Write as _;
 
 use serde_json::json;
 
 use super::verdict::{self, Claim, Kind};
-use super::{run_all, shared_traces, Outcome, RunProgress, Scale};
+use super::{run_all, Outcome, RunProgress, Scale, Setup, TraceFile, Traces};
 use crate::plot::{bar_chart, line_chart, Bars, Line};
 use flashlab::config::Config;
 use flashlab::error::Error;
@@ -55,7 +55,7 @@ struct Workload {
     label: &'static str,
     /// The paper's workload it replaces, and why.
     stands_for: &'static str,
-    /// Built-in excerpt (quick scale, and paper scale without `shared/traces`).
+    /// Built-in excerpt (quick scale, and paper scale with `--excerpts`).
     builtin: &'static str,
     /// The full file under `shared/traces` (paper scale).
     full: Option<&'static str>,
@@ -131,17 +131,36 @@ fn shares(scale: Scale) -> &'static [u32] {
     }
 }
 
+/// The full traces of the paper-scale rows (under `shared/traces`).
+pub const TRACES: &[TraceFile] = &[
+    TraceFile {
+        path: "msnfs_replayer/MSN-FS-30s-ms",
+        bytes: 4_055_231,
+        sha256: "7120325e0dd83a82bec022e477ab545f36202afc2b746056bf6a52f807b702e8",
+    },
+    TraceFile {
+        path: "oltp/tpcc_mdb_w10.blk.txt.zst",
+        bytes: 57_189_466,
+        sha256: "742dbe338d9c31b381442e44344e8ff183f3fc06f351fecef5052cf25344ca07",
+    },
+    TraceFile {
+        path: "cloudphysics_libcachesim/cloudPhysicsIO.csv",
+        bytes: 3_116_791,
+        sha256: "987ff2213050e47d24e8ba6e010d4b3127e51aafef6a76a8a6d43d13b9156fa1",
+    },
+    TraceFile {
+        path: "fs/randrw5050_2810m.blk.txt.zst",
+        bytes: 6_728_142,
+        sha256: "6326efbeb4fb777aa1a3374fb33c5adf57fe7fe6994752743809328e01882200",
+    },
+];
+
 /// The trace path a workload runs at this scale, and whether it is the full file.
-fn trace_path(w: &Workload, scale: Scale) -> (String, bool) {
-    if scale == Scale::Paper {
-        if let (Some(full), Some(dir)) = (w.full, shared_traces()) {
-            let p = dir.join(full);
-            if p.is_file() {
-                return (p.display().to_string(), true);
-            }
-        }
+fn trace_path(w: &Workload, scale: Scale, traces: &Traces) -> (String, bool) {
+    match (scale, w.full.and_then(|f| traces.full(f))) {
+        (Scale::Paper, Some(p)) => (p.display().to_string(), true),
+        _ => (w.builtin.to_string(), false),
     }
-    (w.builtin.to_string(), false)
 }
 
 /// One run: a workload under a buffer.
@@ -224,7 +243,7 @@ fn buffer_sets(policy: &str, pages: u64, nvram_pct: u32) -> Vec<String> {
     sets
 }
 
-fn config(w: &Workload, k: &Key, scale: Scale, extra: &[&str]) -> Result<Config, Error> {
+fn config(w: &Workload, k: &Key, scale: Scale, traces: &Traces, extra: &[&str]) -> Result<Config, Error> {
     let preset = presets::find("dwb-64gb").expect("registered preset");
     let mut sets = vec![
         format!("name=\"dwb {} {} {} pages nvram {}%\"", w.key, k.policy, k.pages, k.nvram_pct),
@@ -237,7 +256,7 @@ fn config(w: &Workload, k: &Key, scale: Scale, extra: &[&str]) -> Result<Config,
         sets.push("device.blocks_per_plane=548".into());
         sets.push("precondition.overwrite=0.25".into());
     }
-    let (path, _) = trace_path(w, scale);
+    let (path, _) = trace_path(w, scale, traces);
     sets.push("workload.kind=\"trace\"".into());
     sets.push(format!("workload.path=\"{}\"", path.replace('\\', "/")));
     sets.extend(buffer_sets(&k.policy, k.pages, k.nvram_pct));
@@ -252,6 +271,7 @@ struct Runs<'a> {
     reuse: Vec<(&'static str, &'a Results)>,
     /// Per workload: distinct pages touched.
     footprints: Vec<(&'static str, u64)>,
+    traces: Traces,
 }
 
 impl<'a> Runs<'a> {
@@ -305,7 +325,8 @@ fn erases(r: &Results) -> u64 {
     r.flash.erases
 }
 
-pub fn run(scale: Scale, threads: usize, progress: &dyn RunProgress) -> Result<Outcome, Error> {
+pub fn run(setup: &Setup, progress: &dyn RunProgress) -> Result<Outcome, Error> {
+    let (scale, threads, traces) = (setup.scale, setup.threads, &setup.traces);
     let mut keys = Vec::new();
     for w in WORKLOADS {
         keys.push(Key::mib(w.key, "none", 0, 10));
@@ -314,7 +335,7 @@ pub fn run(scale: Scale, threads: usize, progress: &dyn RunProgress) -> Result<O
                 keys.push(Key::mib(w.key, p, s, 10));
             }
         }
-        let fp = footprint_pages(w, scale)?;
+        let fp = footprint_pages(w, scale, traces)?;
         for pm in PERMILLE {
             for p in PERMILLE_POLICIES {
                 let pages = (fp * pm as u64 / 1000).max(20);
@@ -335,22 +356,27 @@ pub fn run(scale: Scale, threads: usize, progress: &dyn RunProgress) -> Result<O
     for k in &keys {
         jobs.push((
             format!("{} / {} {} pages, NVRAM {}%", k.workload, k.policy, k.pages, k.nvram_pct),
-            config(find(k.workload), k, scale, &[])?,
+            config(find(k.workload), k, scale, traces, &[])?,
         ));
     }
     let reuse_extra = ["sim.reuse_distance=true", "precondition.fill=false", "precondition.overwrite=0"];
     for w in WORKLOADS {
         let k = Key::mib(w.key, "none", 0, 0);
-        jobs.push((format!("{} / reuse distances", w.key), config(w, &k, scale, &reuse_extra)?));
+        jobs.push((format!("{} / reuse distances", w.key), config(w, &k, scale, traces, &reuse_extra)?));
     }
     let all = run_all(&jobs, threads, progress)?;
     let (results, reuse_runs) = all.split_at(keys.len());
     let mut footprints = Vec::new();
     for w in WORKLOADS {
-        footprints.push((w.key, footprint_pages(w, scale)?));
+        footprints.push((w.key, footprint_pages(w, scale, traces)?));
     }
-    let runs =
-        Runs { keys, results, reuse: WORKLOADS.iter().map(|w| w.key).zip(reuse_runs.iter()).collect(), footprints };
+    let runs = Runs {
+        keys,
+        results,
+        reuse: WORKLOADS.iter().map(|w| w.key).zip(reuse_runs.iter()).collect(),
+        footprints,
+        traces: traces.clone(),
+    };
 
     let mut rows: Vec<serde_json::Value> = runs
         .keys
@@ -390,8 +416,8 @@ pub fn run(scale: Scale, threads: usize, progress: &dyn RunProgress) -> Result<O
 
 /// Distinct pages the workload touches (all devices in one address space, as the simulated
 /// device sees a compacted trace).
-fn footprint_pages(w: &Workload, scale: Scale) -> Result<u64, Error> {
-    Ok(trace::stats(&TraceOptions::new(trace_path(w, scale).0), PAGE)?.footprint_pages_merged)
+fn footprint_pages(w: &Workload, scale: Scale, traces: &Traces) -> Result<u64, Error> {
+    Ok(trace::stats(&TraceOptions::new(trace_path(w, scale, traces).0), PAGE)?.footprint_pages_merged)
 }
 
 /// Share of re-accesses at LRU stack distance below `size_mib` of pages (0 with no re-access).
@@ -561,7 +587,7 @@ fn report(scale: Scale, runs: &Runs) -> String {
     );
     for wl in WORKLOADS {
         let r = runs.at(wl.key, "none", 0);
-        let src = match trace_path(wl, scale) {
+        let src = match trace_path(wl, scale, &runs.traces) {
             (p, true) => format!("full file `{}`", p.rsplit('/').next().unwrap_or(&p)),
             (p, false) => format!("built-in excerpt `{p}`"),
         };

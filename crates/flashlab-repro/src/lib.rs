@@ -19,6 +19,7 @@ pub mod verdict;
 pub mod vsegment;
 pub mod wadpm;
 
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -26,13 +27,151 @@ use flashlab::config::Config;
 use flashlab::error::Error;
 use flashlab::results::Results;
 
-/// The project's shared trace folder (`FLASHLAB_TRACES`, else `../shared/traces` from the
-/// working directory), if it is there: paper-scale rows replay its full files.
-pub(crate) fn shared_traces() -> Option<std::path::PathBuf> {
-    let dir = std::env::var_os("FLASHLAB_TRACES")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::PathBuf::from("../shared/traces"));
-    dir.is_dir().then_some(dir)
+/// A full trace file a reproduction replays at paper scale: its path under the trace folder
+/// (`../shared/traces` in the project), size and SHA-256, so a missing or different file is
+/// named before anything runs.
+#[derive(Clone, Copy, Debug)]
+pub struct TraceFile {
+    pub path: &'static str,
+    pub bytes: u64,
+    pub sha256: &'static str,
+}
+
+/// Where the rows that replay real traces find them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Traces {
+    /// The full files, in this folder (checked by [`locate_traces`]: every needed file present,
+    /// with its size and digest).
+    Full(PathBuf),
+    /// The built-in excerpts: always at quick scale; at paper scale only when asked for
+    /// (`--excerpts`), and every output then says the run is not paper scale.
+    Excerpts,
+}
+
+impl Traces {
+    /// The full file `path` (relative to the trace folder), if the run replays full files.
+    pub fn full(&self, path: &str) -> Option<PathBuf> {
+        match self {
+            Traces::Full(dir) => Some(dir.join(path)),
+            Traces::Excerpts => None,
+        }
+    }
+}
+
+/// How a reproduction runs.
+#[derive(Clone, Debug)]
+pub struct Setup {
+    pub scale: Scale,
+    /// Simulations at once.
+    pub threads: usize,
+    pub traces: Traces,
+}
+
+impl Setup {
+    /// Quick scale on the built-in excerpts (tests, previews).
+    pub fn quick(threads: usize) -> Setup {
+        Setup { scale: Scale::Quick, threads, traces: Traces::Excerpts }
+    }
+
+    /// Paper scale on excerpts: the numbers are not the paper-scale ones.
+    pub fn not_paper_scale(&self) -> bool {
+        self.scale == Scale::Paper && self.traces == Traces::Excerpts
+    }
+}
+
+/// Where the full traces come from when `--traces` is not given: `FLASHLAB_TRACES`, else
+/// `../shared/traces` relative to the working directory. Also says which it was.
+pub fn default_traces_dir() -> (PathBuf, &'static str) {
+    match std::env::var_os("FLASHLAB_TRACES") {
+        Some(d) => (PathBuf::from(d), "FLASHLAB_TRACES"),
+        None => (PathBuf::from("../shared/traces"), "../shared/traces relative to the working directory"),
+    }
+}
+
+fn sha256_of(path: &Path) -> std::io::Result<String> {
+    use sha2::Digest;
+    use std::io::Read;
+    let mut hasher = sha2::Sha256::new();
+    let mut file = std::fs::File::open(path)?;
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        match file.read(&mut buf)? {
+            0 => break,
+            n => hasher.update(&buf[..n]),
+        }
+    }
+    Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The trace source for running `repros` at `scale`: at quick scale the excerpts; at paper
+/// scale the folder `dir` (default [`default_traces_dir`]) after checking that every file the
+/// reproductions need is there with its size and SHA-256, or the excerpts when `excerpts`
+/// asks for them. A missing or different file is an error listing every needed file and
+/// where it was looked for.
+pub fn locate_traces(
+    repros: &[&Reproduction],
+    scale: Scale,
+    dir: Option<PathBuf>,
+    excerpts: bool,
+) -> Result<Traces, Error> {
+    if scale == Scale::Quick {
+        if dir.is_some() || excerpts {
+            return Err(Error::config(
+                "--traces / --excerpts",
+                "apply to --scale paper (quick scale always replays the built-in excerpts)",
+            ));
+        }
+        return Ok(Traces::Excerpts);
+    }
+    if excerpts {
+        if dir.is_some() {
+            return Err(Error::config("--traces / --excerpts", "give one: the full traces' folder or the excerpts"));
+        }
+        return Ok(Traces::Excerpts);
+    }
+    let (dir, from) = match dir {
+        Some(d) => (d, "--traces"),
+        None => default_traces_dir(),
+    };
+    let mut needed: Vec<TraceFile> = Vec::new();
+    for f in repros.iter().flat_map(|r| r.traces) {
+        if !needed.iter().any(|n| n.path == f.path) {
+            needed.push(*f);
+        }
+    }
+    let mut problems = Vec::new();
+    for f in &needed {
+        let p = dir.join(f.path);
+        let problem = match std::fs::metadata(&p) {
+            Err(_) => Some("missing".to_string()),
+            Ok(m) if !m.is_file() => Some("not a regular file".into()),
+            Ok(m) if m.len() != f.bytes => Some(format!("{} bytes", m.len())),
+            Ok(_) => match sha256_of(&p) {
+                Err(e) => Some(format!("unreadable: {e}")),
+                Ok(d) if d != f.sha256 => Some(format!("sha256 {d}")),
+                Ok(_) => None,
+            },
+        };
+        if let Some(why) = problem {
+            problems.push(format!("  {}  ({} bytes, sha256 {}): {why}", f.path, f.bytes, f.sha256));
+        }
+    }
+    if problems.is_empty() {
+        return Ok(Traces::Full(dir));
+    }
+    let shown = std::path::absolute(&dir).unwrap_or(dir.clone());
+    Err(Error::config(
+        "--traces",
+        format!(
+            "paper scale replays the full traces, and {} of the {} it needs are not in {} (from {from}):\n{}\n\
+             name their folder with --traces DIR (or FLASHLAB_TRACES), or pass --excerpts to run on the built-in \
+             excerpts (every output then says it is not paper scale)",
+            problems.len(),
+            needed.len(),
+            shown.display(),
+            problems.join("\n")
+        ),
+    ))
 }
 
 /// A paper's citation, from its own text (what the text does not print is said so).
@@ -104,33 +243,40 @@ impl RunProgress for Continuing<'_> {
 pub struct Reproduction {
     pub name: &'static str,
     pub about: &'static str,
-    pub run: fn(Scale, usize, &dyn RunProgress) -> Result<Outcome, Error>,
+    /// The full traces its paper-scale rows replay (none for most).
+    pub traces: &'static [TraceFile],
+    pub run: fn(&Setup, &dyn RunProgress) -> Result<Outcome, Error>,
 }
 
 pub const REPRODUCTIONS: &[Reproduction] = &[
     Reproduction {
         name: "2rpp",
         about: "2R++ (An & Lee, 2022): greedy vs 2R vs 2R++ on fio zipf, TPC-C-like and LinkBench-like",
+        traces: two_r_pp::TRACES,
         run: two_r_pp::run,
     },
     Reproduction {
         name: "wadpm",
         about: "WADPM: plane-level demand-loaded page mapping vs FAST and page mapping on four trace shapes",
+        traces: &[],
         run: wadpm::run,
     },
     Reproduction {
         name: "dwb",
         about: "DWB (Han, Kang & Eom, KIISE 2016): DRAM+NVRAM write buffer vs FAB, CBM and other buffers: hit ratio, erases",
+        traces: dwb::TRACES,
         run: dwb::run,
     },
     Reproduction {
         name: "defrag",
         about: "Defragmentation on FTL merge (FAT on BAST): SCA/AFCA x thresholds, fragmented FS + Postmark: page ops per threshold",
+        traces: &[],
         run: defrag::run,
     },
     Reproduction {
         name: "vsegment",
         about: "V-Segment (Hyun & Koh, KIISE 2008): OneNAND reads via Original/DualOP-4KB/V-Segment/Optimized drivers: latency 4-64 KB, costs, page faults",
+        traces: &[],
         run: vsegment::run,
     },
 ];
@@ -154,7 +300,12 @@ pub fn find(name: &str) -> Result<&'static Reproduction, Error> {
 
 /// Run independent simulations on `threads` worker threads; results in input order. Each run is
 /// deterministic on its own, so the thread count never changes a figure.
+/// Every job is validated ([`flashlab::sim::validate`]) before the first starts, so a row
+/// that cannot run is an error at once, naming the row.
 pub fn run_all(jobs: &[(String, Config)], threads: usize, progress: &dyn RunProgress) -> Result<Vec<Results>, Error> {
+    for (label, cfg) in jobs {
+        flashlab::sim::validate(cfg).map_err(|e| Error::config(format!("row {label}"), e.to_string()))?;
+    }
     let pool = flashlab::sim::PreconditionPool::new(jobs.iter().map(|j| &j.1));
     par_map(jobs, threads, progress, |(label, _)| label.clone(), |(_, cfg)| pool.run(cfg, &mut flashlab::sim::Quiet))
 }

@@ -28,8 +28,9 @@
 //! capacity is the trace's footprint (the 64 KiB device blocks it touches, remapped in first-touch
 //! order with `host.out_of_range = "compact"`), OP 10%, FEMU's line geometry.
 //!
-//! Scales: `paper` uses the devices and volumes above and the full trace files when
-//! `shared/traces` is found (else the built-in excerpts, said so in the report). `quick` divides
+//! Scales: `paper` uses the devices and volumes above and the full trace files ([`TRACES`], from
+//! the folder [`crate::locate_traces`] checked; the built-in excerpts only with `--excerpts`,
+//! said so in every output). `quick` divides
 //! capacity by 64 (8 planes instead of 64, an eighth of the lines, same pages per block) and every
 //! write volume by 64, so writes per page — what sets WAF — are unchanged; traces are the
 //! built-in excerpts on devices sized to them.
@@ -39,7 +40,7 @@ use std::fmt::Write as _;
 use serde_json::json;
 
 use super::verdict::{self, Claim, Kind};
-use super::{run_all, shared_traces, Outcome, RunProgress, Scale};
+use super::{run_all, Outcome, RunProgress, Scale, Setup, TraceFile, Traces};
 use crate::plot::{bar_chart, bar_chart_with, line_chart, line_chart_with, Bars, Line};
 use flashlab::config::Config;
 use flashlab::error::Error;
@@ -132,6 +133,25 @@ const BENCHES: &[Bench] = &[
         preset: "femu-10gb",
         source: Source::Trace { builtin: "builtin:tpcc-pg", full: "oltp/tpcc_pg_w10.blk.txt.zst" },
         paper_row: "tpcc",
+    },
+];
+
+/// The full traces of the paper-scale trace rows (under `shared/traces`).
+pub const TRACES: &[TraceFile] = &[
+    TraceFile {
+        path: "oltp/tpcc_mdb_w10.blk.txt.zst",
+        bytes: 57_189_466,
+        sha256: "742dbe338d9c31b381442e44344e8ff183f3fc06f351fecef5052cf25344ca07",
+    },
+    TraceFile {
+        path: "oltp/linkbench_mdb.blk.txt.zst",
+        bytes: 24_592_359,
+        sha256: "14f39deadc7cec4dc06753ff33fc95da229f6bd63ee0f796ce54f921f41ab7e4",
+    },
+    TraceFile {
+        path: "oltp/tpcc_pg_w10.blk.txt.zst",
+        bytes: 11_646_955,
+        sha256: "18010649372d212b153b267184c02627621cfdf60c845e455439dfadb43a2023",
     },
 ];
 
@@ -280,14 +300,13 @@ struct Plan {
     writes: u64,
 }
 
-fn plan(b: &Bench, scale: Scale) -> Result<Plan, Error> {
+fn plan(b: &Bench, scale: Scale, traces: &Traces) -> Result<Plan, Error> {
     match b.source {
         Source::Gen { writes, .. } => {
             Ok(Plan { trace: None, shape: None, writes: if scale == Scale::Quick { writes / 64 } else { writes } })
         }
         Source::Trace { builtin, full } => {
-            let full =
-                (scale == Scale::Paper).then(shared_traces).flatten().map(|d| d.join(full)).filter(|p| p.is_file());
+            let full = (scale == Scale::Paper).then(|| traces.full(full)).flatten();
             let (path, is_full) = match full {
                 Some(p) => (p.display().to_string(), true),
                 None => (builtin.to_string(), false),
@@ -422,8 +441,9 @@ fn row(b: &Bench, p: &Policy, r: &Results) -> serde_json::Value {
     })
 }
 
-pub fn run(scale: Scale, threads: usize, progress: &dyn RunProgress) -> Result<Outcome, Error> {
-    let plans: Vec<Plan> = BENCHES.iter().map(|b| plan(b, scale)).collect::<Result<_, _>>()?;
+pub fn run(setup: &Setup, progress: &dyn RunProgress) -> Result<Outcome, Error> {
+    let (scale, threads) = (setup.scale, setup.threads);
+    let plans: Vec<Plan> = BENCHES.iter().map(|b| plan(b, scale, &setup.traces)).collect::<Result<_, _>>()?;
     let mut jobs = Vec::new();
     let mut keys = Vec::new();
     for (b, pl) in BENCHES.iter().zip(&plans) {
@@ -1534,7 +1554,7 @@ mod tests {
                             shape: Some(shape),
                         }
                     }
-                    Source::Gen { .. } => plan(b, scale).expect("a generator plan"),
+                    Source::Gen { .. } => plan(b, scale, &Traces::Excerpts).expect("a generator plan"),
                 };
                 let mut variants: Vec<(Policy, Vec<String>)> = POLICIES.iter().map(|p| (*p, vec![])).collect();
                 if FIO_FILLED.contains(&b.key) {

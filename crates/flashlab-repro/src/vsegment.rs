@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 use serde_json::json;
 
 use super::verdict::{self, Claim, Kind};
-use super::{Outcome, RunProgress, Scale};
+use super::{Outcome, RunProgress, Setup};
 use crate::plot::{bar_chart, line_chart, Bars, Line};
 use flashlab::error::Error;
 use flashlab_onenand::costs::{DeviceTiming, HostCosts};
@@ -111,7 +111,8 @@ impl Data {
     }
 }
 
-pub fn run(scale: Scale, _threads: usize, progress: &dyn RunProgress) -> Result<Outcome, Error> {
+pub fn run(setup: &Setup, progress: &dyn RunProgress) -> Result<Outcome, Error> {
+    let (scale, _threads) = (setup.scale, setup.threads);
     let (t, c) = (DeviceTiming::kf1g16q2m(), HostCosts::paper());
     let data = collect(&t, &c, progress)?;
     let mut rows = Vec::new();

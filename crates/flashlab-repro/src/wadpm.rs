@@ -34,7 +34,7 @@ use std::fmt::Write as _;
 use serde_json::json;
 
 use super::verdict::{self, Claim, Kind};
-use super::{run_all, Outcome, RunProgress, Scale};
+use super::{run_all, Outcome, RunProgress, Scale, Setup};
 use crate::plot::{bar_chart, line_chart, Bars, Line};
 use flashlab::config::Config;
 use flashlab::error::Error;
@@ -440,7 +440,8 @@ fn final_window_text(r: &Results) -> String {
     window_shares(r).map_or("never adjusted".into(), |(last, _)| format!("{:.0}%", 100.0 * last))
 }
 
-pub fn run(scale: Scale, threads: usize, progress: &dyn RunProgress) -> Result<Outcome, Error> {
+pub fn run(setup: &Setup, progress: &dyn RunProgress) -> Result<Outcome, Error> {
+    let (scale, threads) = (setup.scale, setup.threads);
     // First the runs that choose the window's step and interval, then those that use them.
     let first = first_variants();
     let mut jobs = Vec::new();

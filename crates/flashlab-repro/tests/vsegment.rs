@@ -8,7 +8,7 @@ impl flashlab_repro::RunProgress for NoProgress {}
 #[test]
 fn the_reproduction_reports_every_figure_beside_the_papers() {
     let r = flashlab_repro::find("vsegment").unwrap();
-    let out = (r.run)(flashlab_repro::Scale::Quick, 1, &NoProgress).unwrap();
+    let out = (r.run)(&flashlab_repro::Setup::quick(1), &NoProgress).unwrap();
     let rows = out.json["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 4 * (16 + 7 + 1), "4 drivers x (16 sizes + 7 Fig. 12 sizes + paging)");
     for row in rows {

@@ -102,30 +102,35 @@ pub fn table_bytes<T>(n: u64) -> u64 {
 /// 75 ns with 4 KiB pages, 32 ns with huge pages; at 128 GiB, the per-segment tables on huge
 /// pages made `bench-accounting` ~8% faster).
 pub fn table<T: Zeroed>(n: usize, value: T) -> Table<T> {
-    let layout = layout_of::<T>(n);
-    let ptr = if layout.size() == 0 {
-        std::ptr::NonNull::dangling()
-    } else {
-        // SAFETY: the layout has a non-zero size.
-        let raw = unsafe { std::alloc::alloc(layout) };
-        let Some(ptr) = std::ptr::NonNull::new(raw.cast::<T>()) else { std::alloc::handle_alloc_error(layout) };
-        if layout.size() >= ON_HUGE_PAGES {
-            advise_huge(raw, layout.size());
-        }
-        // SAFETY: the allocation holds `n` elements of `T`, aligned; each is written once
-        // before any is read (the first touch, after the advice).
-        unsafe {
-            if value == T::ZERO {
-                std::ptr::write_bytes(ptr.as_ptr(), 0, n);
-            } else {
-                for i in 0..n {
-                    ptr.as_ptr().add(i).write(value);
-                }
+    let ptr = allocate::<T>(n);
+    // SAFETY: the allocation holds `n` elements of `T`, aligned; each is written once before
+    // any is read (the first touch, after the advice).
+    unsafe {
+        if value == T::ZERO {
+            std::ptr::write_bytes(ptr.as_ptr(), 0, n);
+        } else {
+            for i in 0..n {
+                ptr.as_ptr().add(i).write(value);
             }
         }
-        ptr
-    };
+    }
     Table { ptr, len: n }
+}
+
+/// Room for `n` elements of `T` laid out by [`layout_of`] (advised onto huge pages from
+/// [`ON_HUGE_PAGES`] bytes on), not yet written.
+fn allocate<T>(n: usize) -> std::ptr::NonNull<T> {
+    let layout = layout_of::<T>(n);
+    if layout.size() == 0 {
+        return std::ptr::NonNull::dangling();
+    }
+    // SAFETY: the layout has a non-zero size.
+    let raw = unsafe { std::alloc::alloc(layout) };
+    let Some(ptr) = std::ptr::NonNull::new(raw.cast::<T>()) else { std::alloc::handle_alloc_error(layout) };
+    if layout.size() >= ON_HUGE_PAGES {
+        advise_huge(raw, layout.size());
+    }
+    ptr
 }
 
 /// A fixed-length table from [`table`] (it derefs to a slice). A clone is placed as the
@@ -152,10 +157,13 @@ impl<T: Zeroed> Drop for Table<T> {
 }
 
 impl<T: Zeroed> Clone for Table<T> {
+    /// One pass: the copy is the first touch of the new table (no zero-fill before it; a run
+    /// from a shared preconditioned flash clones every table).
     fn clone(&self) -> Self {
-        let mut t = table(self.len, T::ZERO);
-        t.copy_from_slice(self);
-        t
+        let ptr = allocate::<T>(self.len);
+        // SAFETY: `ptr` has room for `len` elements and does not overlap `self`; `T: Copy`.
+        unsafe { std::ptr::copy_nonoverlapping(self.ptr.as_ptr(), ptr.as_ptr(), self.len) };
+        Table { ptr, len: self.len }
     }
 }
 

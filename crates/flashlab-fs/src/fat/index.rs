@@ -114,7 +114,7 @@ impl DirIndex {
     }
 }
 
-/// A file found by [`FatFs::files_in_flash_block`]: where its entry is and its chain.
+/// A file found by [`FatFs::files_in_clusters`]: where its entry is and its chain.
 #[derive(Clone, Debug)]
 pub struct FileRef {
     pub(crate) slot: Slot,
