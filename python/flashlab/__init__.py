@@ -13,6 +13,7 @@ See ``run``, ``sweep``, ``presets``, ``policies``, ``trace_stats`` and ``flashla
 from ._flashlab import FlashlabError, __version__
 from .api import Result, check_config, policies, presets, run, trace_stats
 from .sweep import sweep
+from .reproduction import reproduce
 from . import plot  # matplotlib is imported only when a plot is drawn
 from . import schema  # TypedDicts of results.json and the config (generated)
 
@@ -24,6 +25,7 @@ __all__ = [
     "policies",
     "plot",
     "presets",
+    "reproduce",
     "run",
     "schema",
     "sweep",

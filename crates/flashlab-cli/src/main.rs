@@ -104,6 +104,19 @@ enum Cmd {
         /// and every output says it is not paper scale.
         #[arg(long)]
         excerpts: bool,
+        /// Print the simulations the reproduction would run (JSON: stable ids, labels, complete
+        /// configurations) and run nothing.
+        #[arg(long)]
+        plan: bool,
+        /// Build the reports from results already computed, in DIR/NAME/ID.json (e.g. by
+        /// Python's `flashlab.reproduce` on a cluster); simulate nothing.
+        #[arg(long, value_name = "DIR")]
+        results: Option<PathBuf>,
+        /// Keep each run's results in DIR/NAME/ID.json and reuse those already there (default:
+        /// OUT/.runs, removed when the reports are written; either way an interrupted
+        /// reproduction resumes where it stopped).
+        #[arg(long, value_name = "DIR")]
+        runs: Option<PathBuf>,
     },
     /// Plot a run's results.json: running WAF, erase-count distribution, latency CDF (timing mode).
     Plot {
@@ -248,8 +261,17 @@ fn real_main() -> Result<()> {
             }
             Ok(())
         }
-        Cmd::Reproduce { name, scale, out, threads, quiet, force, traces, excerpts } => {
-            let how = ReproduceOptions { threads: threads.map(|t| t as usize), quiet, force, traces, excerpts };
+        Cmd::Reproduce { name, scale, out, threads, quiet, force, traces, excerpts, plan, results, runs } => {
+            let how = ReproduceOptions {
+                threads: threads.map(|t| t as usize),
+                quiet,
+                force,
+                traces,
+                excerpts,
+                plan,
+                results,
+                runs,
+            };
             reproduce(&name, &scale, &out, how)
         }
         Cmd::Plot { results, out } => plot(&results, out.as_deref()),
@@ -315,21 +337,30 @@ struct ReproduceOptions {
     force: bool,
     traces: Option<PathBuf>,
     excerpts: bool,
+    plan: bool,
+    results: Option<PathBuf>,
+    runs: Option<PathBuf>,
 }
 
 fn reproduce(name: &str, scale: &str, out: &Path, how: ReproduceOptions) -> Result<()> {
-    use flashlab_repro::{self as reproduce, html};
-    let ReproduceOptions { threads, quiet, force, traces, excerpts } = how;
+    use flashlab_repro::{self as reproduce, Runs};
+    let ReproduceOptions { threads, quiet, force, traces, excerpts, plan, results, runs } = how;
     let scale: reproduce::Scale = scale.parse()?;
     let chosen: Vec<&reproduce::Reproduction> = if name == "all" {
         reproduce::REPRODUCTIONS.iter().collect()
     } else {
         vec![reproduce::find(name).map_err(|e| anyhow::anyhow!("{e} (or `all`)"))?]
     };
+    if [plan, results.is_some(), runs.is_some()].iter().filter(|&&x| x).count() > 1 {
+        anyhow::bail!("give at most one of --plan, --results DIR and --runs DIR");
+    }
     let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     // Paper scale replays the full traces: a missing one is an error before anything runs.
     let traces = reproduce::locate_traces(&chosen, scale, traces, excerpts)?;
-    let setup = reproduce::Setup { scale, threads, traces };
+    let setup = reproduce::Setup { scale, threads, traces, runs: Runs::Memory };
+    if plan {
+        return print_plan(&chosen, &setup);
+    }
     // Earlier outputs are refused before anything runs, unless --force.
     let mut earlier: Vec<String> = chosen.iter().map(|r| format!("{}/results.json", r.name)).collect();
     if name == "all" {
@@ -339,42 +370,96 @@ fn reproduce(name: &str, scale: &str, out: &Path, how: ReproduceOptions) -> Resu
     let dir = output::OutDir::create(out)?;
     // Every file is staged and renamed into place only when all reproductions have run.
     let mut staged = output::Staged::new(out);
-    let mut reports = Vec::new();
-    for repro in chosen {
-        let (report_md, downloads, tally) =
-            reproduce_one(repro, &setup, &mut staged, quiet).map_err(|e| untouched(e, out))?;
-        reports.push((repro, report_md, downloads, tally));
+    let mut done = Vec::new();
+    // Each run's results are kept as it finishes (in --runs DIR, else OUT/.runs/NAME, removed
+    // once the reports are written), so an interrupted reproduction resumes where it stopped.
+    let mut scratch = Vec::new();
+    for repro in &chosen {
+        let runs = match (&results, &runs) {
+            (Some(d), _) => Runs::Only(d.join(repro.name)),
+            (None, Some(d)) => Runs::Dir(d.join(repro.name)),
+            (None, None) => {
+                let d = out.join(".runs").join(repro.name);
+                scratch.push(d.clone());
+                Runs::Dir(d)
+            }
+        };
+        let setup = reproduce::Setup { runs, ..setup.clone() };
+        let finished = reproduce_one(repro, &setup, quiet).map_err(|e| untouched(e, out))?;
+        for (file, bytes) in &finished.files {
+            staged.add(&format!("{}/{file}", repro.name), bytes).map_err(|e| untouched(e, out))?;
+        }
+        done.push((*repro, finished));
     }
     if name == "all" {
-        let sections: Vec<html::Section> = reports
-            .iter()
-            .map(|(r, md, files, tally)| html::Section {
-                name: r.name,
-                about: r.about,
-                report_md: md,
-                downloads: files.clone(),
-                tally: *tally,
-            })
-            .collect();
-        let mut intro = format!(
-            "Every registered reproduction at {} scale: the paper's figures beside ours, plots, and where we agree and differ.",
-            if scale == reproduce::Scale::Quick { "quick" } else { "paper" }
-        );
-        if setup.not_paper_scale() {
-            intro.push_str(&format!(" {EXCERPTS_NOTE}"));
-        }
-        let index = html::index_html("flashlab reproductions", &intro, &sections);
+        let refs: Vec<(&reproduce::Reproduction, &reproduce::Finished)> = done.iter().map(|(r, f)| (*r, f)).collect();
+        let index = reproduce::index_html(scale, &setup, &refs);
         staged.add("index.html", index.as_bytes()).map_err(|e| untouched(e, out))?;
     }
     staged.commit()?;
     dir.keep();
-    for (repro, ..) in &reports {
+    for d in scratch {
+        let _ = std::fs::remove_dir_all(d);
+    }
+    let _ = std::fs::remove_dir(out.join(".runs"));
+    for (repro, _) in &done {
         emit(format!("report       {}", out.join(repro.name).join("report.md").display()));
     }
     if name == "all" {
         emit(format!("report       {}", out.join("index.html").display()));
     }
     Ok(())
+}
+
+/// `--plan`: every simulation the reproductions would run, as JSON (one object per
+/// reproduction: its runs with stable ids, labels and complete configurations). A reproduction
+/// in phases lists its first phase (later ones depend on its results); one whose work is not
+/// simulator runs (the file-system and OneNAND models) lists none and says so.
+fn print_plan(chosen: &[&flashlab_repro::Reproduction], setup: &flashlab_repro::Setup) -> Result<()> {
+    let mut all = Vec::new();
+    for repro in chosen {
+        let recorded = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let s = flashlab_repro::Setup { runs: flashlab_repro::Runs::Plan(recorded.clone()), ..setup.clone() };
+        match (repro.run)(&s, &NoBar) {
+            Err(flashlab::Error::Interrupted) => {}
+            Err(e) => return Err(e.into()),
+            Ok(_) => anyhow::bail!("reproduction {} ran while planning (a bug)", repro.name),
+        }
+        let runs = std::mem::take(&mut *recorded.lock().unwrap_or_else(|e| e.into_inner()));
+        let complete = runs.is_empty();
+        all.push(serde_json::json!({
+            "reproduction": repro.name,
+            "scale": setup.scale,
+            "runs": runs,
+            "note": match (complete, repro.phased) {
+                (true, _) => "no simulator runs: this reproduction drives its own model (file system, OneNAND) in process",
+                (false, true) => "the first phase only: the later phase's runs depend on its results",
+                (false, false) => "every simulator run of the reproduction",
+            },
+        }));
+    }
+    emit(serde_json::to_string_pretty(&all)?);
+    Ok(())
+}
+
+/// No progress display (planning runs nothing).
+struct NoBar;
+impl flashlab_repro::RunProgress for NoBar {}
+
+/// Run one reproduction; its files (under `NAME/`), report and tally.
+fn reproduce_one(
+    repro: &flashlab_repro::Reproduction,
+    setup: &flashlab_repro::Setup,
+    quiet: bool,
+) -> Result<flashlab_repro::Finished> {
+    let bar = RunBar::new(quiet);
+    let t = std::time::Instant::now();
+    let outcome = (repro.run)(setup, &bar)?;
+    bar.done();
+    let wall_s = t.elapsed().as_secs_f64();
+    let finished = flashlab_repro::finish(repro, setup, outcome, wall_s)?;
+    emit(format!("{:<12} {} files ({wall_s:.1} s)", repro.name, finished.files.len()));
+    Ok(finished)
 }
 
 fn plot(results: &Path, out: Option<&Path>) -> Result<()> {
@@ -391,76 +476,6 @@ fn plot(results: &Path, out: Option<&Path>) -> Result<()> {
     }
     Ok(())
 }
-
-/// What every output of a paper-scale run on the excerpts says.
-const EXCERPTS_NOTE: &str = "**Excerpts, not paper scale:** the trace rows replayed the built-in excerpts \
-     (`--excerpts`), not the full traces, so their figures and verdicts are not the paper-scale ones.";
-
-/// Run one reproduction and stage its files as `NAME/…`; returns its report and file names.
-fn reproduce_one(
-    repro: &flashlab_repro::Reproduction,
-    setup: &flashlab_repro::Setup,
-    staged: &mut output::Staged,
-    quiet: bool,
-) -> Result<(String, Vec<String>, flashlab_repro::verdict::Tally)> {
-    let bar = RunBar::new(quiet);
-    let t = std::time::Instant::now();
-    let mut outcome = (repro.run)(setup, &bar)?;
-    bar.done();
-    let wall_s = t.elapsed().as_secs_f64();
-    let tally = flashlab_repro::verdict::Tally::of(&outcome.claims);
-    let excerpts = setup.not_paper_scale() && !repro.traces.is_empty();
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let peak = flashlab::memory::peak_rss();
-    if let Some(obj) = outcome.json.as_object_mut() {
-        obj.insert("claims".into(), serde_json::to_value(&outcome.claims)?);
-        obj.insert("tally".into(), serde_json::to_value(tally)?);
-        obj.insert("paper_scale".into(), (setup.scale == flashlab_repro::Scale::Paper && !excerpts).into());
-        obj.insert(
-            "cost".into(),
-            serde_json::json!({
-                "wall_s": wall_s,
-                "threads": setup.threads,
-                "cores": cores,
-                "peak_rss_bytes": peak,
-            }),
-        );
-    }
-    if excerpts {
-        // The note goes under the title, where a reader starts.
-        let at = outcome.report_md.find('\n').map_or(outcome.report_md.len(), |i| i + 1);
-        outcome.report_md.insert_str(at, &format!("\n{EXCERPTS_NOTE}\n"));
-    }
-    outcome.report_md.push_str(&cost_section(wall_s, setup.threads, cores, peak));
-    let mut stage = |file: &str, text: &str| staged.add(&format!("{}/{file}", repro.name), text.as_bytes());
-    stage("results.json", &serde_json::to_string_pretty(&outcome.json)?)?;
-    stage("report.md", &outcome.report_md)?;
-    let mut downloads = vec!["report.md".to_string(), "results.json".to_string()];
-    for (file, text) in &outcome.files {
-        stage(file, text)?;
-        if !file.ends_with(".svg") {
-            downloads.push(file.clone());
-        }
-    }
-    emit(format!("{:<12} {} files ({:.1} s)", repro.name, 2 + outcome.files.len(), t.elapsed().as_secs_f64()));
-    Ok((outcome.report_md, downloads, tally))
-}
-
-/// The report's last section: what producing it cost. Everything above it is a function of the
-/// configuration and seed alone; this varies from run to run (tests compare reports without it).
-fn cost_section(wall_s: f64, threads: usize, cores: usize, peak: Option<u64>) -> String {
-    let peak = peak.map_or("not measured (no /proc/self/status)".to_string(), |b| {
-        format!("{:.0} MiB (the process's peak resident memory so far)", b as f64 / (1 << 20) as f64)
-    });
-    format!(
-        "\n{COST_HEADING}\n\nWall time {wall_s:.1} s with {threads} simulation thread{} on a machine with {cores} core{}; peak memory {peak}.\n",
-        if threads == 1 { "" } else { "s" },
-        if cores == 1 { "" } else { "s" },
-    )
-}
-
-/// The heading of [`cost_section`].
-pub const COST_HEADING: &str = "## What this run cost";
 
 /// Progress over a reproduction's runs (thread-safe; quiet when not a terminal).
 struct RunBar {

@@ -1586,3 +1586,104 @@ fn paper_scale_without_the_full_traces_fails_at_once_naming_them() {
     assert!(json["cost"]["wall_s"].as_f64().unwrap() > 0.0 && json["cost"]["threads"].as_u64().unwrap() >= 1);
     let _ = std::fs::remove_dir_all(&empty);
 }
+
+/// An interrupted reproduction resumes: each run's results are kept (in OUT/.runs) as it
+/// finishes, so after the process is killed mid-way the rerun simulates only the runs whose
+/// results are missing (the kept files are not rewritten) and writes the same report as an
+/// uninterrupted run (the committed snapshot); the kept runs go once the reports are written.
+/// `--plan` lists the same run ids, and `--results` rebuilds the report from kept runs alone.
+#[test]
+fn an_interrupted_reproduction_recomputes_only_the_missing_runs() {
+    let out = tmp("resume");
+    let runs = out.join(".runs/2rpp");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_flashlab"))
+        .args(["reproduce", "2rpp", "--quiet", "--out", out.to_str().unwrap()])
+        .current_dir(repo())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let count = |d: &Path| {
+        std::fs::read_dir(d)
+            .map_or(0, |e| e.flatten().filter(|f| f.path().extension().is_some_and(|x| x == "json")).count())
+    };
+    let t = std::time::Instant::now();
+    while count(&runs) < 30 && t.elapsed().as_secs() < 300 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let kept: Vec<(PathBuf, std::time::SystemTime)> = std::fs::read_dir(&runs)
+        .unwrap()
+        .flatten()
+        .filter(|f| f.path().extension().is_some_and(|x| x == "json"))
+        .map(|f| (f.path(), f.metadata().unwrap().modified().unwrap()))
+        .collect();
+    assert!(kept.len() >= 30 && !out.join("2rpp/report.md").exists(), "killed mid-way: {} runs kept", kept.len());
+    // The plan names every run by the same stable id the kept files carry.
+    let plan = flashlab(&["reproduce", "2rpp", "--plan"]);
+    assert!(plan.status.success(), "{}", text(&plan));
+    let plan: serde_json::Value = serde_json::from_slice(&plan.stdout).unwrap();
+    let ids: Vec<String> =
+        plan[0]["runs"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap().to_string()).collect();
+    for (path, _) in &kept {
+        let id = path.file_stem().unwrap().to_str().unwrap();
+        assert!(ids.iter().any(|i| i == id), "kept run {id} is not in the plan");
+    }
+    // Resume, naming the same folder with --runs so it stays afterwards: the kept runs are read
+    // back, not simulated again (not rewritten), and the report is the uninterrupted one.
+    let kept_dir = out.join(".runs");
+    let o = flashlab(&[
+        "reproduce",
+        "2rpp",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+        "--runs",
+        kept_dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    for (path, modified) in &kept {
+        assert_eq!(path.metadata().unwrap().modified().unwrap(), *modified, "{} was simulated again", path.display());
+    }
+    assert_eq!(count(&runs), ids.len(), "every planned run is kept");
+    check_snapshot("2rpp-quick-report.md", &std::fs::read_to_string(out.join("2rpp/report.md")).unwrap());
+    // --results builds the report from kept runs alone; a missing one is named.
+    let rebuilt = out.with_extension("rebuilt");
+    let o = flashlab(&[
+        "reproduce",
+        "2rpp",
+        "--quiet",
+        "--out",
+        rebuilt.to_str().unwrap(),
+        "--results",
+        kept_dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    check_snapshot("2rpp-quick-report.md", &std::fs::read_to_string(rebuilt.join("2rpp/report.md")).unwrap());
+    std::fs::remove_file(&kept[0].0).unwrap();
+    let o = flashlab(&[
+        "reproduce",
+        "2rpp",
+        "--quiet",
+        "--force",
+        "--out",
+        rebuilt.to_str().unwrap(),
+        "--results",
+        kept_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains(kept[0].0.file_name().unwrap().to_str().unwrap()) && text(&o).contains("1 of the"),
+        "{}",
+        text(&o)
+    );
+    // Without --runs the kept runs (OUT/.runs) go once the reports are written.
+    let o = flashlab(&["reproduce", "2rpp", "--quiet", "--force", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(!out.join(".runs").exists(), "the kept runs go once the reports are written");
+    let copy = out.with_extension("unused");
+    for d in [&out, &copy, &rebuilt] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}

@@ -322,6 +322,100 @@ fn parse_size(text: &str) -> PyResult<u64> {
     flashlab::units::parse_size(text).map_err(FlashlabError::new_err)
 }
 
+/// One step of `flashlab.reproduce`: run reproduction `name` (or `all`) with every simulator
+/// run's results read from `runs_dir/NAME/ID.json`. While some are missing, returns them (JSON
+/// `{"missing": [{"reproduction", "id", "label", "config"}]}`, the first reproduction and phase
+/// that lacks any) for the caller to run (`run_planned`) and store; then writes the reports into
+/// `out/NAME/` (and `out/index.html` for `all`) exactly as `flashlab reproduce` does, and returns
+/// `{"missing": [], "reports": [paths]}`.
+#[pyfunction]
+#[pyo3(signature = (name, scale, out, runs_dir, traces=None, excerpts=false, threads=1, wall_s=0.0))]
+#[allow(clippy::too_many_arguments)]
+fn reproduce_step(
+    py: Python<'_>,
+    name: &str,
+    scale: &str,
+    out: &str,
+    runs_dir: &str,
+    traces: Option<&str>,
+    excerpts: bool,
+    threads: usize,
+    wall_s: f64,
+) -> PyResult<String> {
+    use flashlab_repro as repro;
+    let scale: repro::Scale = scale.parse().map_err(to_py)?;
+    let chosen: Vec<&repro::Reproduction> =
+        if name == "all" { repro::REPRODUCTIONS.iter().collect() } else { vec![repro::find(name).map_err(to_py)?] };
+    let traces = repro::locate_traces(&chosen, scale, traces.map(std::path::PathBuf::from), excerpts).map_err(to_py)?;
+    let base = repro::Setup { scale, threads: threads.max(1), traces, runs: repro::Runs::Memory };
+    let out = std::path::Path::new(out);
+    py.detach(|| -> PyResult<String> {
+        let mut done = Vec::new();
+        for r in &chosen {
+            let missing = Arc::new(Mutex::new(Vec::new()));
+            let dir = std::path::Path::new(runs_dir).join(r.name);
+            let setup = repro::Setup { runs: repro::Runs::Collect { dir, missing: missing.clone() }, ..base.clone() };
+            match (r.run)(&setup, &NoProgress) {
+                Err(Error::Interrupted) => {
+                    let runs = std::mem::take(&mut *missing.lock().unwrap_or_else(|e| e.into_inner()));
+                    let list: Vec<serde_json::Value> = runs
+                        .into_iter()
+                        .map(|p| {
+                            serde_json::json!({
+                                "reproduction": r.name,
+                                "id": p.id,
+                                "label": p.label,
+                                "config": serde_json::to_string(&p.config).unwrap_or_default(),
+                            })
+                        })
+                        .collect();
+                    return Ok(serde_json::json!({ "missing": list }).to_string());
+                }
+                Err(e) => return Err(to_py(e)),
+                Ok(outcome) => done.push((*r, repro::finish(r, &setup, outcome, wall_s).map_err(to_py)?)),
+            }
+        }
+        let write = |path: std::path::PathBuf, bytes: &[u8]| -> PyResult<()> {
+            if let Some(d) = path.parent() {
+                std::fs::create_dir_all(d).map_err(|e| to_py(Error::io(d, e)))?;
+            }
+            std::fs::write(&path, bytes).map_err(|e| to_py(Error::io(&path, e)))
+        };
+        let mut reports = Vec::new();
+        for (r, f) in &done {
+            for (file, bytes) in &f.files {
+                write(out.join(r.name).join(file), bytes)?;
+            }
+            reports.push(out.join(r.name).join("report.md").display().to_string());
+        }
+        if name == "all" {
+            let refs: Vec<(&repro::Reproduction, &repro::Finished)> = done.iter().map(|(r, f)| (*r, f)).collect();
+            write(out.join("index.html"), repro::index_html(scale, &base, &refs).as_bytes())?;
+            reports.push(out.join("index.html").display().to_string());
+        }
+        Ok(serde_json::json!({ "missing": [], "reports": reports }).to_string())
+    })
+}
+
+/// No progress display.
+struct NoProgress;
+impl flashlab_repro::RunProgress for NoProgress {}
+
+/// Run one configuration of a reproduction's plan (the complete configuration as JSON, from
+/// `reproduce_step`); returns the `results.json` text.
+#[pyfunction]
+#[pyo3(signature = (config_json, token=None))]
+fn run_planned(py: Python<'_>, config_json: &str, token: Option<&CancelToken>) -> PyResult<String> {
+    let cfg: Config = serde_json::from_str(config_json)
+        .map_err(|e| FlashlabError::new_err(format!("a planned run's configuration: {e}")))?;
+    let mut p = PyProgress::new(None, token.map(|t| t.0.clone()));
+    let result = py.detach(|| sim::run(&cfg, &mut p).map(|r| r.to_json()));
+    if let Some(e) = p.error.take() {
+        return Err(e);
+    }
+    result.map_err(to_py)
+}
+
 #[pymodule]
 fn _flashlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("FlashlabError", m.py().get_type::<FlashlabError>())?;
@@ -336,5 +430,7 @@ fn _flashlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     m.add_function(wrap_pyfunction!(_die, m)?)?;
+    m.add_function(wrap_pyfunction!(reproduce_step, m)?)?;
+    m.add_function(wrap_pyfunction!(run_planned, m)?)?;
     Ok(())
 }

@@ -498,6 +498,9 @@ fn jobs(scale: Scale) -> Vec<(Variant, Option<&'static str>)> {
 }
 
 pub fn run(setup: &Setup, progress: &dyn RunProgress) -> Result<Outcome, Error> {
+    if super::planning(setup) {
+        return Err(Error::Interrupted);
+    }
     let (scale, threads) = (setup.scale, setup.threads);
     let jobs = jobs(scale);
     // Every device first: a variant that cannot exist at this scale fails now, not after the

@@ -326,7 +326,7 @@ fn erases(r: &Results) -> u64 {
 }
 
 pub fn run(setup: &Setup, progress: &dyn RunProgress) -> Result<Outcome, Error> {
-    let (scale, threads, traces) = (setup.scale, setup.threads, &setup.traces);
+    let (scale, traces) = (setup.scale, &setup.traces);
     let mut keys = Vec::new();
     for w in WORKLOADS {
         keys.push(Key::mib(w.key, "none", 0, 10));
@@ -364,7 +364,7 @@ pub fn run(setup: &Setup, progress: &dyn RunProgress) -> Result<Outcome, Error> 
         let k = Key::mib(w.key, "none", 0, 0);
         jobs.push((format!("{} / reuse distances", w.key), config(w, &k, scale, traces, &reuse_extra)?));
     }
-    let all = run_all(&jobs, threads, progress)?;
+    let all = run_all(&jobs, setup, progress)?;
     let (results, reuse_runs) = all.split_at(keys.len());
     let mut footprints = Vec::new();
     for w in WORKLOADS {

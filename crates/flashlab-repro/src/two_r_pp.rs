@@ -442,7 +442,7 @@ fn row(b: &Bench, p: &Policy, r: &Results) -> serde_json::Value {
 }
 
 pub fn run(setup: &Setup, progress: &dyn RunProgress) -> Result<Outcome, Error> {
-    let (scale, threads) = (setup.scale, setup.threads);
+    let scale = setup.scale;
     let plans: Vec<Plan> = BENCHES.iter().map(|b| plan(b, scale, &setup.traces)).collect::<Result<_, _>>()?;
     let mut jobs = Vec::new();
     let mut keys = Vec::new();
@@ -492,7 +492,7 @@ pub fn run(setup: &Setup, progress: &dyn RunProgress) -> Result<Outcome, Error> 
             }
         }
     }
-    let mut results = run_all(&jobs, threads, progress)?;
+    let mut results = run_all(&jobs, setup, progress)?;
     let model_results = results.split_off(keys.len() + sens_keys.len());
     let sens_results = results.split_off(keys.len());
     let sens: Vec<(&str, &str, f64, Results)> =

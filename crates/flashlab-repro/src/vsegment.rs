@@ -112,6 +112,9 @@ impl Data {
 }
 
 pub fn run(setup: &Setup, progress: &dyn RunProgress) -> Result<Outcome, Error> {
+    if super::planning(setup) {
+        return Err(Error::Interrupted);
+    }
     let (scale, _threads) = (setup.scale, setup.threads);
     let (t, c) = (DeviceTiming::kf1g16q2m(), HostCosts::paper());
     let data = collect(&t, &c, progress)?;

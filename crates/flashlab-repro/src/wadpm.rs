@@ -441,7 +441,7 @@ fn final_window_text(r: &Results) -> String {
 }
 
 pub fn run(setup: &Setup, progress: &dyn RunProgress) -> Result<Outcome, Error> {
-    let (scale, threads) = (setup.scale, setup.threads);
+    let scale = setup.scale;
     // First the runs that choose the window's step and interval, then those that use them.
     let first = first_variants();
     let mut jobs = Vec::new();
@@ -458,7 +458,7 @@ pub fn run(setup: &Setup, progress: &dyn RunProgress) -> Result<Outcome, Error> 
             + REAL.len() * (REAL_VARIANTS.len() * 2 + 1);
     progress.start(jobs.len() + second_len);
     let phase = super::Continuing(progress);
-    let results = run_all(&jobs, threads, &phase)?;
+    let results = run_all(&jobs, setup, &phase)?;
     let mut runs = Runs { keys, results, chosen: FIG11_PAIR };
     runs.chosen = choose(&runs);
     let chosen = runs.chosen;
@@ -489,7 +489,7 @@ pub fn run(setup: &Setup, progress: &dyn RunProgress) -> Result<Outcome, Error> 
         }
     }
     debug_assert_eq!(jobs.len(), second_len);
-    runs.results.extend(run_all(&jobs, threads, &phase)?);
+    runs.results.extend(run_all(&jobs, setup, &phase)?);
     runs.keys.extend(keys);
     let mut real_stats = Vec::new();
     for t in &REAL {
