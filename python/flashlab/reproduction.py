@@ -10,7 +10,7 @@ import time
 from typing import List, Optional
 
 from . import _flashlab
-from .sweep import _on_processes, _on_ray, _on_threads, _Outcomes, _disable
+from .sweep import _dispatch, _Outcomes, _disable
 
 BACKENDS = ("process", "thread", "ray")
 
@@ -84,12 +84,7 @@ def reproduce(
         done = _Outcomes(pts, "raise", bar)
         todo = list(range(len(jobs)))
         try:
-            if backend == "ray":
-                _on_ray(jobs, todo, done, max_workers, ray_address, _run_planned)
-            elif backend == "thread":
-                _on_threads(jobs, todo, done, max_workers, _run_planned)
-            else:
-                _on_processes(jobs, todo, done, max_workers, _run_planned)
+            _dispatch(backend, jobs, todo, done, max_workers, ray_address, _run_planned)
         finally:
             bar.close()
             # What finished is kept, even when a run failed or Ctrl-C stopped the others.

@@ -293,14 +293,8 @@ def sweep(
             out.fail(i, msg)
     runner = _runner or _run_point
     try:
-        if not todo:
-            pass  # every point was invalid (and recorded)
-        elif backend == "ray":
-            _on_ray(jobs, todo, out, max_workers, ray_address, runner)
-        elif backend == "thread":
-            _on_threads(jobs, todo, out, max_workers, runner)
-        else:
-            _on_processes(jobs, todo, out, max_workers, runner)
+        if todo:  # else every point was invalid (and recorded)
+            _dispatch(backend, jobs, todo, out, max_workers, ray_address, runner)
     finally:
         out.bar.close()
     table = []
@@ -316,6 +310,16 @@ def sweep(
         # and turn None into NaN).
         df["error"] = pd.Series(out.errors, dtype=object, index=df.index)
     return df
+
+
+def _dispatch(backend, jobs, todo, out: "_Outcomes", max_workers, ray_address, runner) -> None:
+    """Run ``jobs[i]`` for each ``i`` in ``todo`` with ``runner`` on ``backend``."""
+    if backend == "ray":
+        _on_ray(jobs, todo, out, max_workers, ray_address, runner)
+    elif backend == "thread":
+        _on_threads(jobs, todo, out, max_workers, runner)
+    else:
+        _on_processes(jobs, todo, out, max_workers, runner)
 
 
 def _check_sweep_args(backend, max_workers, overrides, progress, ray_address, errors) -> None:

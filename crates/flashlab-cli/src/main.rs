@@ -384,8 +384,24 @@ fn reproduce(name: &str, scale: &str, out: &Path, how: ReproduceOptions) -> Resu
                 Runs::Dir(d)
             }
         };
+        if let Runs::Dir(d) = &runs {
+            output::keep_runs_in(d);
+        }
         let setup = reproduce::Setup { runs, ..setup.clone() };
-        let finished = reproduce_one(repro, &setup, quiet).map_err(|e| untouched(e, out))?;
+        let kept = match &setup.runs {
+            Runs::Dir(d) => Some(d.clone()),
+            _ => None,
+        };
+        let finished = reproduce_one(repro, &setup, quiet).map_err(|e| {
+            let e = untouched(e, out);
+            match kept.filter(|d| std::fs::read_dir(d).is_ok_and(|mut r| r.next().is_some())) {
+                Some(d) => anyhow::anyhow!(
+                    "{e:#}\n(the simulations that finished are kept in {}: rerunning resumes from them)",
+                    d.display()
+                ),
+                None => e,
+            }
+        })?;
         for (file, bytes) in &finished.files {
             staged.add(&format!("{}/{file}", repro.name), bytes).map_err(|e| untouched(e, out))?;
         }

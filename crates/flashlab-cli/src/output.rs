@@ -35,6 +35,16 @@ static CREATED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 /// Exit status after Ctrl-C (128 + SIGINT, as shells report it).
 pub const INTERRUPTED_STATUS: i32 = 130;
 
+/// Where a reproduction keeps finished runs, said on Ctrl-C ([`keep_runs_in`]).
+static KEPT_RUNS: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+/// A reproduction keeps each finished run's results in `dir` (resumable): Ctrl-C says so.
+pub fn keep_runs_in(dir: &Path) {
+    if let Ok(mut k) = KEPT_RUNS.lock() {
+        *k = Some(dir.to_path_buf());
+    }
+}
+
 /// Install the Ctrl-C handler: outside the renames of [`Staged::commit`] the program stops at
 /// once, saying that nothing was written (outputs are renamed into place only at the very end,
 /// so every earlier file is as it was).
@@ -53,6 +63,12 @@ pub fn on_interrupt() {
             created.iter().for_each(|d| remove_if_empty(d));
         }
         eprintln!("\ninterrupted: no output was written; files from earlier runs are untouched");
+        if let Some(dir) = KEPT_RUNS.lock().ok().and_then(|k| k.clone()) {
+            eprintln!(
+                "the simulations that finished are kept in {}: the same command resumes from them",
+                dir.display()
+            );
+        }
         std::process::exit(INTERRUPTED_STATUS);
     });
     // Without a handler Ctrl-C still stops the program before any rename (the default action):

@@ -434,11 +434,16 @@ pub(crate) fn planning(setup: &Setup) -> bool {
 }
 
 /// The stable id of a run: its label's letters and digits, then 16 hex digits of the SHA-256 of
-/// its configuration (as JSON), so the same configuration always has the same id.
+/// the flashlab version and its configuration (as JSON), so the same configuration always has
+/// the same id and results kept by another version are not taken for this one's.
 pub fn run_id(label: &str, cfg: &Config) -> Result<String, Error> {
     use sha2::Digest;
     let json = serde_json::to_string(cfg).map_err(|e| Error::config("reproduce", format!("{label}: {e}")))?;
-    let digest = sha2::Sha256::digest(json.as_bytes());
+    let mut hasher = sha2::Sha256::new();
+    hasher.update(flashlab::VERSION.as_bytes());
+    hasher.update([0]);
+    hasher.update(json.as_bytes());
+    let digest = hasher.finalize();
     let mut slug: String = label
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() || c == '.' { c.to_ascii_lowercase() } else { '-' })

@@ -4,6 +4,9 @@
 //! GC, allocator) → NAND → stats. The public API is "configuration in, results out":
 //! [`Config::load`] then [`sim::run`].
 
+/// This flashlab's version (the crate's), as results record it.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
 pub mod buffer;
 pub mod catalog;
 pub mod config;

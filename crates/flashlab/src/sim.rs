@@ -914,7 +914,7 @@ impl Measure {
         let warnings = steady_state_warnings(cfg, r, self.host.write_pages, flash.erases);
         Results {
             schema_version: crate::results::SCHEMA_VERSION,
-            flashlab_version: env!("CARGO_PKG_VERSION").to_string(),
+            flashlab_version: crate::VERSION.to_string(),
             name: cfg.name.clone(),
             workload: describe_workload(cfg),
             device: DeviceSummary {
