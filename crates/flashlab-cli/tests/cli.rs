@@ -1596,6 +1596,7 @@ fn paper_scale_without_the_full_traces_fails_at_once_naming_them() {
 fn an_interrupted_reproduction_recomputes_only_the_missing_runs() {
     let out = tmp("resume");
     let runs = out.join(".runs/2rpp");
+    let reproduce = |args: &[&str]| flashlab(&[&["reproduce", "2rpp", "--quiet"], args].concat());
     let mut child = Command::new(env!("CARGO_BIN_EXE_flashlab"))
         .args(["reproduce", "2rpp", "--quiet", "--out", out.to_str().unwrap()])
         .current_dir(repo())
@@ -1633,15 +1634,7 @@ fn an_interrupted_reproduction_recomputes_only_the_missing_runs() {
     // Resume, naming the same folder with --runs so it stays afterwards: the kept runs are read
     // back, not simulated again (not rewritten), and the report is the uninterrupted one.
     let kept_dir = out.join(".runs");
-    let o = flashlab(&[
-        "reproduce",
-        "2rpp",
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-        "--runs",
-        kept_dir.to_str().unwrap(),
-    ]);
+    let o = reproduce(&["--out", out.to_str().unwrap(), "--runs", kept_dir.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o));
     for (path, modified) in &kept {
         assert_eq!(path.metadata().unwrap().modified().unwrap(), *modified, "{} was simulated again", path.display());
@@ -1650,28 +1643,11 @@ fn an_interrupted_reproduction_recomputes_only_the_missing_runs() {
     check_snapshot("2rpp-quick-report.md", &std::fs::read_to_string(out.join("2rpp/report.md")).unwrap());
     // --results builds the report from kept runs alone; a missing one is named.
     let rebuilt = out.with_extension("rebuilt");
-    let o = flashlab(&[
-        "reproduce",
-        "2rpp",
-        "--quiet",
-        "--out",
-        rebuilt.to_str().unwrap(),
-        "--results",
-        kept_dir.to_str().unwrap(),
-    ]);
+    let o = reproduce(&["--out", rebuilt.to_str().unwrap(), "--results", kept_dir.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o));
     check_snapshot("2rpp-quick-report.md", &std::fs::read_to_string(rebuilt.join("2rpp/report.md")).unwrap());
     std::fs::remove_file(&kept[0].0).unwrap();
-    let o = flashlab(&[
-        "reproduce",
-        "2rpp",
-        "--quiet",
-        "--force",
-        "--out",
-        rebuilt.to_str().unwrap(),
-        "--results",
-        kept_dir.to_str().unwrap(),
-    ]);
+    let o = reproduce(&["--force", "--out", rebuilt.to_str().unwrap(), "--results", kept_dir.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(
         text(&o).contains(kept[0].0.file_name().unwrap().to_str().unwrap()) && text(&o).contains("1 of the"),
@@ -1679,7 +1655,7 @@ fn an_interrupted_reproduction_recomputes_only_the_missing_runs() {
         text(&o)
     );
     // Without --runs the kept runs (OUT/.runs) go once the reports are written.
-    let o = flashlab(&["reproduce", "2rpp", "--quiet", "--force", "--out", out.to_str().unwrap()]);
+    let o = reproduce(&["--force", "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o));
     assert!(!out.join(".runs").exists(), "the kept runs go once the reports are written");
     let copy = out.with_extension("unused");
