@@ -358,9 +358,9 @@ fn memory(sets: &[String], flags: &str) -> Result<()> {
 /// `VmHWM`, and the memory estimate the config was admitted with; `tests/memory.rs` compares
 /// them).
 pub fn peak_rss(preset: &str, sets: &[String]) -> Result<()> {
-    let cfg = load_config(preset, sets)?;
-    let estimate = flashlab::memory::estimate(&cfg, &cfg.resolve()?)?.total();
-    let r = sim::run(&cfg, &mut sim::Quiet)?;
+    let plan = sim::Plan::new(load_config(preset, sets)?)?;
+    let estimate = plan.estimate().total();
+    let r = plan.run(&mut sim::Quiet)?;
     // The results as the CLI writes them: their JSON text is part of a run's peak.
     let json = r.to_json();
     if let Some(peak) = flashlab::memory::peak_rss() {

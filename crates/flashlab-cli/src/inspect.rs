@@ -20,13 +20,12 @@ pub fn config_show(config: &str, sets: &[String]) -> Result<()> {
 }
 
 /// `flashlab run --dry-run`: load and validate, then say what would run.
-pub fn dry_run(cfg: &Config, out: &Path, force: bool) -> Result<()> {
-    sim::validate(cfg)?;
-    let r = cfg.resolve()?;
+pub fn dry_run(plan: sim::Plan, out: &Path, force: bool) -> Result<()> {
+    let (cfg, r) = (plan.config(), *plan.resolved());
     let geo = r.layout.geo;
     let gib = (1u64 << 30) as f64;
     let logical = r.logical_pages * r.page_size;
-    let memory = flashlab::memory::estimate(cfg, &r)?;
+    let memory = plan.estimate();
     emit(format!("config       {} (valid)", cfg.source));
     emit(format!(
         "device       {:.3} GiB logical / {:.3} GiB physical (OP {:.1}%), {} pages of {} bytes",
@@ -40,10 +39,7 @@ pub fn dry_run(cfg: &Config, out: &Path, force: bool) -> Result<()> {
         "ftl          {} mapping, {}, buffer {}",
         cfg.ftl.mapping,
         match &cfg.ftl.gc {
-            Some(gc) => format!(
-                "{gc} GC, {} schedule",
-                cfg.ftl.gc_schedule.as_deref().unwrap_or(flashlab::ftl::schedule::DEFAULT)
-            ),
+            Some(gc) => format!("{gc} GC, {} schedule", cfg.ftl.schedule_name()),
             None => "merges (no GC policy)".into(),
         },
         cfg.buffer.policy
@@ -75,16 +71,15 @@ pub fn dry_run(cfg: &Config, out: &Path, force: bool) -> Result<()> {
 
 /// After a run: the peak resident memory of this process (Linux `VmHWM`) beside the estimate
 /// the config was admitted with; `None` where either is unavailable.
-pub fn memory_line(cfg: &Config) -> Option<String> {
+pub fn memory_line(cfg: &Config, estimate: u64) -> Option<String> {
     let peak = flashlab::memory::peak_rss()?;
-    let est = flashlab::memory::estimate(cfg, &cfg.resolve().ok()?).ok()?;
     // The one structure the estimate cannot bound: the bus transfers booked ahead of the clock
     // by an open-loop timing run whose device falls behind (one per page waiting, ~16 B).
-    let behind = peak > est.total() && cfg.sim.mode == flashlab::config::Mode::Timing && flashlab::sim::open_loop(cfg);
+    let behind = peak > estimate && cfg.sim.mode == flashlab::config::Mode::Timing && flashlab::sim::open_loop(cfg);
     Some(format!(
         "memory       peak {} resident (estimated at most {}{})",
         human_bytes(peak),
-        human_bytes(est.total()),
+        human_bytes(estimate),
         if behind {
             "; not counted: the bus transfers an open-loop run books ahead when the device falls behind, ~16 B per page waiting"
         } else {

@@ -240,7 +240,7 @@ fn real_main() -> Result<()> {
                 sets.push(format!("sim.crash_at={n}"));
             }
             if dry_run {
-                return inspect::dry_run(&load_config(&config, &sets)?, &out, force);
+                return inspect::dry_run(sim::Plan::new(load_config(&config, &sets)?)?, &out, force);
             }
             run(&config, &out, &sets, quiet, json, force)
         }
@@ -293,12 +293,14 @@ pub fn load_config(name: &str, sets: &[String]) -> Result<Config> {
 const RUN_FILES: [&str; 2] = ["results.json", "series.csv"];
 
 fn run(config: &str, out: &Path, sets: &[String], quiet: bool, as_json: bool, force: bool) -> Result<()> {
-    let cfg = load_config(config, sets)?;
+    let plan = sim::Plan::new(load_config(config, sets)?)?;
+    let cfg = plan.config().clone();
+    let estimate = plan.estimate().total();
     // Fail on an unusable output directory, or one holding earlier results, before simulating.
     output::refuse_overwrite(out, &RUN_FILES.map(String::from), force)?;
     let dir = output::OutDir::create(out)?;
     let mut bar = Bar::new(quiet);
-    let results = sim::run(&cfg, &mut bar).map_err(|e| untouched(e.into(), out))?;
+    let results = plan.run(&mut bar).map_err(|e| untouched(e.into(), out))?;
     let mut staged = output::Staged::new(out);
     let write = |staged: &mut output::Staged| -> Result<()> {
         staged.add(RUN_FILES[0], results.to_json().as_bytes())?;
@@ -312,7 +314,7 @@ fn run(config: &str, out: &Path, sets: &[String], quiet: bool, as_json: bool, fo
         emit(results.to_json());
     } else {
         emit(format!("{results}"));
-        if let Some(line) = inspect::memory_line(&cfg) {
+        if let Some(line) = inspect::memory_line(&cfg, estimate) {
             emit(line);
         }
     }

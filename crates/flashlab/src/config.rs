@@ -453,7 +453,9 @@ impl Config {
         }
     }
 
-    /// Validate cross-field constraints and derive capacities.
+    /// Validate cross-field constraints, the FTL's parameters against its registries and the
+    /// spare space, and derive capacities. Cheap: nothing is built or allocated, the workload
+    /// is not read (that, and the memory limit, are [`crate::sim::Plan::new`]'s).
     pub fn resolve(&self) -> Result<Resolved, Error> {
         let d = &self.device;
         let page_size = crate::nand::geometry::check_page_size("device.page_size", d.page_size.0)?;
@@ -516,13 +518,16 @@ impl Config {
         }
         self.check_sim(&geo)?;
         self.check_names()?;
+        crate::ftl::check(&self.ftl, layout.unit)?;
         let resolved = Resolved {
             layout,
             logical_pages: logical_bytes / page,
             page_size: page,
             over_provisioning: physical as f64 / logical_bytes as f64 - 1.0,
         };
-        crate::memory::check(self, &resolved)?;
+        // The FTL's own parameters and the spare space they need, checked as its constructor
+        // would, nothing allocated (the memory limit is the run plan's: `sim::Plan`).
+        crate::memory::ftl(self, &resolved, &mut crate::memory::Estimate::default())?;
         Ok(resolved)
     }
 

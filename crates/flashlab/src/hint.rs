@@ -51,17 +51,26 @@ fn prefetch_into<T, const L2: bool>(slice: &[T], i: usize) {
 }
 
 /// Plain values whose all-zero bit pattern is a valid value (`ZERO`): a table of them may start
-/// as zeroed memory.
-pub trait Zeroed: Copy + PartialEq {
+/// as zeroed memory, and is cloned and compared as bytes.
+///
+/// # Safety
+///
+/// The all-zero bit pattern must be a valid `Self` equal to `ZERO`, and `Self` must hold no
+/// padding, pointer or niche (a `NonZeroU32` would make [`table`] undefined behaviour): only
+/// plain integers and arrays of them.
+pub unsafe trait Zeroed: Copy + PartialEq {
     const ZERO: Self;
 }
-impl Zeroed for u32 {
+// SAFETY: integers and arrays of integers: every bit pattern, zero included, is a valid value.
+unsafe impl Zeroed for u32 {
     const ZERO: u32 = 0;
 }
-impl Zeroed for u64 {
+// SAFETY: as above.
+unsafe impl Zeroed for u64 {
     const ZERO: u64 = 0;
 }
-impl Zeroed for [u32; 2] {
+// SAFETY: as above.
+unsafe impl Zeroed for [u32; 2] {
     const ZERO: [u32; 2] = [0; 2];
 }
 

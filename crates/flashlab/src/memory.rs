@@ -1,8 +1,8 @@
 //! Memory: what a run's simulator state will take, item by item, and whether this machine may
 //! spend it. Owns the [`Estimate`] (name → bytes), the limit (`sim.memory_limit`, else the
-//! machine's available memory) and the refusal, which runs when a config is resolved — so
-//! validation (`--dry-run`, Python `check`) sees it and a run is refused before anything big
-//! is allocated.
+//! machine's available memory, read once per process) and the refusal, which runs when a run's
+//! plan is made ([`crate::sim::Plan::new`]) — so validation (`--dry-run`, Python `check`) sees
+//! it and a run is refused before anything big is allocated.
 //!
 //! Each structure's size comes from the layer that owns it: a mapping scheme states its
 //! tables (`ftl::MappingCaps::memory`, beside its constructor), a buffer policy its slots
@@ -121,26 +121,32 @@ pub fn map_bytes<K, V>(n: u64, grown: bool) -> u64 {
     }
 }
 
-/// The whole estimate for a resolved config: every layer's structures plus the base. An error
-/// where a layer cannot be built at all at this size (e.g. a cached mapping table with more
-/// entries than its 32-bit indices hold).
-pub fn estimate(cfg: &Config, r: &Resolved) -> Result<Estimate, Error> {
+/// The whole estimate for a resolved config, given the run's bound (from its workload,
+/// [`crate::sim::Plan`]): every layer's structures plus the base. An error where a layer cannot be built at all at
+/// this size (e.g. a cached mapping table with more entries than its 32-bit indices hold).
+pub fn estimate(cfg: &Config, r: &Resolved, run: crate::sim::RunBound) -> Result<Estimate, Error> {
     let mut est = Estimate::default();
     est.add("base", BASE_BYTES);
+    ftl(cfg, r, &mut est)?;
+    let ctx =
+        crate::buffer::BufferContext { page_size: r.page_size, pages_per_block: r.layout.geo.pages_per_block as u64 };
+    let buffer = crate::buffer::BUFFERS.find(&cfg.buffer.policy)?;
+    (buffer.caps.memory)(&cfg.buffer, &ctx, &mut est);
+    crate::device::Device::memory(cfg, r.logical_pages, r.layout.geo.pages_per_block as u64, run.pages, &mut est);
+    crate::sim::memory(cfg, r, run, &mut est);
+    Ok(est)
+}
+
+/// The FTL's part of the estimate (its mapping scheme's `memory`: tables, GC policy, NAND),
+/// which refuses what the scheme's constructor would: its parameters, the GC policy's and
+/// schedule's, and the spare space they need.
+pub fn ftl(cfg: &Config, r: &Resolved, est: &mut Estimate) -> Result<(), Error> {
     let verify = cfg.sim.verify || cfg.sim.crash_at.is_some();
     let timing = (cfg.sim.mode == Mode::Timing).then_some(&cfg.timing);
     let spec =
         crate::ftl::FtlSpec { layout: r.layout, logical_pages: r.logical_pages, config: &cfg.ftl, verify, timing };
     let mapping = crate::ftl::MAPPINGS.find(&cfg.ftl.mapping)?;
-    (mapping.caps.memory)(&spec, &mut est)?;
-    let ctx =
-        crate::buffer::BufferContext { page_size: r.page_size, pages_per_block: r.layout.geo.pages_per_block as u64 };
-    let buffer = crate::buffer::BUFFERS.find(&cfg.buffer.policy)?;
-    (buffer.caps.memory)(&cfg.buffer, &ctx, &mut est);
-    let run = crate::sim::run_bound(cfg, r);
-    crate::device::Device::memory(cfg, r.logical_pages, r.layout.geo.pages_per_block as u64, run.pages, &mut est);
-    crate::sim::memory(cfg, r, run, &mut est);
-    Ok(est)
+    (mapping.caps.memory)(&spec, est)
 }
 
 /// How much a run may take: `sim.memory_limit` when set (an error above this machine's
@@ -163,10 +169,11 @@ pub fn limit(cfg: &Config) -> Result<u64, Error> {
     }
 }
 
-/// The estimate, refused with an error naming its biggest items when it exceeds [`limit`].
-pub fn check(cfg: &Config, r: &Resolved) -> Result<Estimate, Error> {
+/// The estimate for a run of `run` at most, refused with an error naming its biggest items
+/// when it exceeds [`limit`].
+pub fn check(cfg: &Config, r: &Resolved, run: crate::sim::RunBound) -> Result<Estimate, Error> {
     let limit = limit(cfg)?;
-    let est = estimate(cfg, r)?;
+    let est = estimate(cfg, r, run)?;
     let need = est.total();
     if need > limit {
         let against = match cfg.sim.memory_limit {
@@ -191,24 +198,32 @@ pub fn check(cfg: &Config, r: &Resolved) -> Result<Estimate, Error> {
     Ok(est)
 }
 
-/// A field of `/proc/meminfo` in bytes (`MemTotal`, `MemAvailable`), where it exists.
-fn meminfo(field: &str) -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))?;
-    let kib: u64 = line.trim().trim_end_matches("kB").trim().parse().ok()?;
-    kib.checked_mul(1024)
+/// `MemTotal` and `MemAvailable` of `/proc/meminfo` in bytes, read once per process: the one
+/// machine-dependent input of validation (the default memory limit), fixed for the process so
+/// that a config valid once stays valid.
+fn meminfo() -> (Option<u64>, Option<u64>) {
+    static MEMINFO: std::sync::OnceLock<(Option<u64>, Option<u64>)> = std::sync::OnceLock::new();
+    *MEMINFO.get_or_init(|| {
+        let text = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+        let field = |name: &str| -> Option<u64> {
+            let line = text.lines().find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))?;
+            let kib: u64 = line.trim().trim_end_matches("kB").trim().parse().ok()?;
+            kib.checked_mul(1024)
+        };
+        (field("MemTotal"), field("MemAvailable"))
+    })
 }
 
 /// This machine's physical memory in bytes (`MemTotal` of `/proc/meminfo`); `None` where that
 /// is not available.
 pub fn physical_memory() -> Option<u64> {
-    meminfo("MemTotal")
+    meminfo().0
 }
 
-/// Memory available to a new process now (`MemAvailable` of `/proc/meminfo`); `None` where that
-/// is not available.
+/// Memory available to a new process when this one first asked (`MemAvailable` of
+/// `/proc/meminfo`); `None` where that is not available.
 pub fn available_memory() -> Option<u64> {
-    meminfo("MemAvailable")
+    meminfo().1
 }
 
 /// This process's peak resident set so far (`VmHWM` of `/proc/self/status`); `None` where that

@@ -93,21 +93,83 @@ fn build_buffer(cfg: &Config, r: &Resolved) -> Result<Box<dyn buffer::WriteBuffe
     )
 }
 
-/// Everything a run would refuse, checked without simulating or allocating the device:
-/// capacities, the mapping scheme's layout and GC keys against its registry line
-/// ([`ftl::check`]), host layer, buffer, workload (a trace file is opened, not read). The FTL's
-/// own checks need its tables and are left to the run.
-pub fn validate(cfg: &Config) -> Result<(), Error> {
-    validate_parts(cfg).map_err(|e| cfg.attribute(e))
+/// A configuration validated once, with everything a run derives from it: the resolved
+/// geometry and capacities (the FTL's parameters and spare space checked,
+/// [`Config::resolve`]), the host layer and buffer checked, the workload built (its parameters
+/// parsed, a trace opened) and its bound, and the memory estimate admitted against the limit.
+/// `run`, `--dry-run`, `config show` and Python's `check` and `run` all go through it; the run
+/// takes the workload built here rather than building another.
+pub struct Plan {
+    cfg: Config,
+    resolved: Resolved,
+    bound: RunBound,
+    estimate: crate::memory::Estimate,
+    workload: Box<dyn Workload>,
 }
 
-fn validate_parts(cfg: &Config) -> Result<(), Error> {
-    let r = cfg.resolve()?;
-    ftl::check(&cfg.ftl, r.layout.unit)?;
-    host::build(&cfg.host)?;
-    build_buffer(cfg, &r)?;
-    build_workload(cfg, &r)?;
-    Ok(())
+impl Plan {
+    /// Validate `cfg`; an error about a key names the file line or override that set it.
+    pub fn new(cfg: Config) -> Result<Plan, Error> {
+        Plan::parts(&cfg).map_err(|e| cfg.attribute(e)).map(|(resolved, bound, estimate, workload)| Plan {
+            cfg,
+            resolved,
+            bound,
+            estimate,
+            workload,
+        })
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn parts(cfg: &Config) -> Result<(Resolved, RunBound, crate::memory::Estimate, Box<dyn Workload>), Error> {
+        let r = cfg.resolve()?;
+        host::build(&cfg.host)?;
+        build_buffer(cfg, &r)?;
+        let workload = build_workload(cfg, &r)?;
+        let bound = bound_of(cfg, &r, workload.as_ref());
+        let estimate = crate::memory::check(cfg, &r, bound)?;
+        Ok((r, bound, estimate, workload))
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    /// Its geometry and capacities.
+    pub fn resolved(&self) -> &Resolved {
+        &self.resolved
+    }
+
+    /// What the run may take at most (requests, host pages).
+    pub fn bound(&self) -> RunBound {
+        self.bound
+    }
+
+    /// The memory estimate the run was admitted with.
+    pub fn estimate(&self) -> &crate::memory::Estimate {
+        &self.estimate
+    }
+
+    /// Run the simulation.
+    pub fn run(self, progress: &mut dyn Progress) -> Result<Results, Error> {
+        self.run_on(None, progress)
+    }
+
+    /// [`Plan::run`] on a copy of a preconditioned flash ([`run_from`]).
+    pub fn run_from(self, state: &Preconditioned, progress: &mut dyn Progress) -> Result<Results, Error> {
+        self.run_on(Some(state), progress)
+    }
+
+    fn run_on(self, state: Option<&Preconditioned>, progress: &mut dyn Progress) -> Result<Results, Error> {
+        let Plan { cfg, resolved, workload, .. } = self;
+        run_parts(&cfg, &resolved, workload, state, progress).map_err(|e| cfg.attribute(e))
+    }
+}
+
+/// Everything a run would refuse, checked without simulating or allocating the device: a
+/// [`Plan`] made and dropped.
+pub fn validate(cfg: &Config) -> Result<(), Error> {
+    Plan::new(cfg.clone()).map(|_| ())
 }
 
 /// What a run of `cfg` may take at most, when its workload says (generators): requests, and
@@ -119,10 +181,9 @@ pub struct RunBound {
     pub pages: u64,
 }
 
-/// The run's bound, from the workload built without running it. A trace is not read ahead
-/// (nor is a workload that cannot be built: its error comes from validation): then
+/// The run's bound, from its workload (built, not run). A trace is not read ahead: then
 /// [`TRACE_CAPACITIES`] times the logical capacity, in requests and in pages.
-pub fn run_bound(cfg: &Config, r: &Resolved) -> RunBound {
+fn bound_of(cfg: &Config, r: &Resolved, workload: &dyn Workload) -> RunBound {
     let assumed = RunBound {
         requests: r.logical_pages.saturating_mul(TRACE_CAPACITIES),
         pages: r.logical_pages.saturating_mul(TRACE_CAPACITIES),
@@ -130,7 +191,7 @@ pub fn run_bound(cfg: &Config, r: &Resolved) -> RunBound {
     if cfg.workload.get("kind").and_then(|k| k.as_str()) == Some("trace") {
         return assumed;
     }
-    let Some(b) = build_workload(cfg, r).ok().and_then(|w| w.bound()) else { return assumed };
+    let Some(b) = workload.bound() else { return assumed };
     let partial = if b.align.is_multiple_of(r.page_size) { 0 } else { b.requests.saturating_mul(2) };
     let pages = (b.bytes / r.page_size).saturating_add(partial);
     RunBound { requests: b.requests, pages }
@@ -212,16 +273,16 @@ fn open_workload(cfg: &Config, r: &Resolved) -> Result<Box<dyn Workload>, Error>
     gen::build(&kind, table, &ctx)
 }
 
-/// Run a whole simulation.
+/// Run a whole simulation: [`Plan::new`], then [`Plan::run`].
 pub fn run(cfg: &Config, progress: &mut dyn Progress) -> Result<Results, Error> {
-    run_on(cfg, None, progress)
+    Plan::new(cfg.clone())?.run(progress)
 }
 
 /// Run a simulation on a copy of a preconditioned flash (from [`preconditioned`] with a config
 /// of the same [`precondition_key`]) instead of preconditioning: results are identical to
 /// [`run`]'s except `sim.precondition_wall_s`, the time taken to copy the state.
 pub fn run_from(cfg: &Config, state: &Preconditioned, progress: &mut dyn Progress) -> Result<Results, Error> {
-    run_on(cfg, Some(state), progress)
+    Plan::new(cfg.clone())?.run_from(state, progress)
 }
 
 /// The flash as preconditioning left it, before the measured phase: what any run of the same
@@ -336,13 +397,13 @@ impl PreconditionPool {
     }
 }
 
-/// A run; an error about a configuration key names the file line or override that set it.
-fn run_on(cfg: &Config, state: Option<&Preconditioned>, progress: &mut dyn Progress) -> Result<Results, Error> {
-    run_parts(cfg, state, progress).map_err(|e| cfg.attribute(e))
-}
-
-fn run_parts(cfg: &Config, state: Option<&Preconditioned>, progress: &mut dyn Progress) -> Result<Results, Error> {
-    let r = cfg.resolve()?;
+fn run_parts(
+    cfg: &Config,
+    r: &Resolved,
+    mut workload: Box<dyn Workload>,
+    state: Option<&Preconditioned>,
+    progress: &mut dyn Progress,
+) -> Result<Results, Error> {
     if let Some(s) = state {
         if precondition_key(cfg).as_deref() != Some(s.key.as_str()) {
             return Err(Error::config(
@@ -352,11 +413,10 @@ fn run_parts(cfg: &Config, state: Option<&Preconditioned>, progress: &mut dyn Pr
         }
     }
     let t0 = Instant::now();
-    let mut dev = build_device_on(cfg, &r, state.map(|s| s.flash.clone()))?;
+    let mut dev = build_device_on(cfg, r, state.map(|s| s.flash.clone()))?;
     // From a shared state, "preconditioning" is the copy of it.
     let copy_s = if state.is_some() { t0.elapsed().as_secs_f64() } else { 0.0 };
     let mut host = host::build(&cfg.host)?;
-    let mut workload = build_workload(cfg, &r)?;
     let t1 = Instant::now();
     if state.is_none() {
         precondition(cfg, &mut dev, PreconditionPath::Direct, progress)?;
@@ -374,7 +434,7 @@ fn run_parts(cfg: &Config, state: Option<&Preconditioned>, progress: &mut dyn Pr
     progress.finish();
     let wall_s = t1.elapsed().as_secs_f64();
     let crash_at = Nanos(m.last_done);
-    let mut results = m.finish(cfg, &r, &mut dev, wall_s, precondition_wall_s);
+    let mut results = m.finish(cfg, r, &mut dev, wall_s, precondition_wall_s);
     if crashed {
         // After the results are taken, so the restart check's reads are not counted.
         results.buffer.crash = Some(dev.crash(crash_at)?);

@@ -61,10 +61,25 @@ fn capacity_that_leaves_no_spare_blocks() {
     check_err(&["device.logical_capacity=\"4097\"", "device.over_provisioning=0.1"], &["contradicts"]);
 }
 
+/// The good config on a generator, validated as a run would be ([`flashlab::sim::validate`]:
+/// the memory limit is checked there); the error, expected to contain every `needle`.
+fn check_validation_err(sets: &[&str], needles: &[&str]) {
+    let mut all = vec!["workload.kind=\"uniform\"".to_string(), "workload.path=".to_string()];
+    all.extend(sets.iter().map(|s| s.to_string()));
+    let err = Config::from_toml_str(GOOD, "good.toml", &all)
+        .and_then(|c| flashlab::sim::validate(&c))
+        .expect_err(&format!("{sets:?} should be rejected"));
+    let msg = err.to_string();
+    for n in needles {
+        assert!(msg.contains(n), "error for {sets:?} should mention `{n}`: {msg}");
+    }
+}
+
 #[test]
 fn a_device_too_large_for_memory() {
     check_err(&["device.blocks_per_plane=100000000"], &["32-bit"]);
-    check_err(&["device.blocks_per_plane=1000000", "device.pages_per_block=256", "device.channels=8"], &["memory"]);
+    let huge = ["device.blocks_per_plane=1000000", "device.pages_per_block=256", "device.channels=8"];
+    check_validation_err(&huge, &["memory"]);
 }
 
 /// Raising `sim.memory_limit` does not let a device larger than the machine's physical memory
@@ -77,9 +92,10 @@ fn a_device_larger_than_physical_memory_is_refused_whatever_the_limit() {
         "sim.verify=true",
         "sim.memory_limit=\"1TiB\"",
     ];
-    let owned: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    let mut owned = vec!["workload.kind=\"uniform\"".to_string(), "workload.path=".to_string()];
+    owned.extend(sets.iter().map(|s| s.to_string()));
     let physical = flashlab::config::physical_memory().expect("this test needs /proc/meminfo (Linux)");
-    match Config::from_toml_str(GOOD, "good.toml", &owned) {
+    match Config::from_toml_str(GOOD, "good.toml", &owned).and_then(|c| flashlab::sim::validate(&c)) {
         Err(e) => {
             let msg = e.to_string();
             assert!(msg.contains("physical memory") && msg.contains("sim.memory_limit"), "{msg}");
@@ -119,28 +135,109 @@ fn contradictory_or_impossible_settings() {
     check_err(&["workload.kind=3"], &["workload.kind"]);
 }
 
+/// What the FTL's constructor refuses (its parameters, the spare space they leave) is refused
+/// when the config is loaded, before anything is built: the load error names the key.
 #[test]
-fn ftl_build_time_errors_are_clear() {
-    use flashlab::sim;
-    let cfg = |sets: &[&str]| {
-        Config::from_toml_str(GOOD, "good.toml", &sets.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap()
+fn ftl_parameter_errors_are_refused_at_load() {
+    let r = |sets: &[&str]| {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        Config::from_toml_str(GOOD, "good.toml", &sets).err().map(|e| e.to_string()).unwrap_or_default()
     };
-    let r = |c: &Config| sim::build_device(c, &c.resolve().unwrap()).err().map(|e| e.to_string()).unwrap_or_default();
-    assert!(r(&cfg(&["ftl.gc_unit=\"line\"", "ftl.striping=\"none\""])).contains("ftl.striping"));
+    assert!(r(&["ftl.gc_unit=\"line\"", "ftl.striping=\"none\""]).contains("ftl.striping"));
     let wm = "ftl.gc_schedule=\"watermark\"";
-    assert!(r(&cfg(&[wm, "ftl.gc_schedule_params.low=1"])).contains("ftl.gc_schedule_params.low"));
-    assert!(r(&cfg(&[wm, "ftl.gc_schedule_params.low=5", "ftl.gc_schedule_params.high=5"]))
+    assert!(r(&[wm, "ftl.gc_schedule_params.low=1"]).contains("ftl.gc_schedule_params.low"));
+    assert!(r(&[wm, "ftl.gc_schedule_params.low=5", "ftl.gc_schedule_params.high=5"])
         .contains("ftl.gc_schedule_params.high"));
-    assert!(r(&cfg(&["ftl.gc_schedule_params.reserve=0"])).contains("ftl.gc_schedule_params.reserve"));
-    assert!(r(&cfg(&["ftl.gc_schedule_params.reservve=2"])).contains("ftl.gc_schedule_params.reservve"));
-    assert!(r(&cfg(&["ftl.gc_params.window=0.2"])).contains("ftl.gc_params.window"));
+    assert!(r(&["ftl.gc_schedule_params.reserve=0"]).contains("ftl.gc_schedule_params.reserve"));
+    assert!(r(&["ftl.gc_schedule_params.reservve=2"]).contains("ftl.gc_schedule_params.reservve"));
+    assert!(r(&["ftl.gc_params.window=0.2"]).contains("ftl.gc_params.window"));
+    let femu = "ftl.gc_schedule=\"femu\"";
+    assert!(r(&[femu, "ftl.gc_schedule_params.forced=0.5", "ftl.gc_schedule_params.background=0.2"])
+        .contains("ftl.gc_schedule_params.forced"));
+    assert!(r(&["ftl.gc=\"2r\"", "ftl.gc_params.threshold=1.5"]).contains("ftl.gc_params.threshold"));
+    let bast = ["ftl.mapping=\"bast\"", "ftl.gc=", "ftl.mapping_params.log_blocks=60"];
+    assert!(r(&bast).contains("ftl.mapping_params.log_blocks"), "{}", r(&bast));
+    assert!(
+        r(&["ftl.mapping=\"dftl\"", "ftl.mapping_params.recency=\"sometimes\""]).contains("ftl.mapping_params.recency")
+    );
     // 64 blocks per plane, but a reserve of 60 free blocks per plane leaves no room for GC.
-    assert!(r(&cfg(&[wm, "ftl.gc_schedule_params.low=59", "ftl.gc_schedule_params.high=60"])).contains("spare space"));
-    assert!(r(&cfg(&["ftl.gc_schedule_params.reserve=60"])).contains("spare space"));
+    assert!(r(&[wm, "ftl.gc_schedule_params.low=59", "ftl.gc_schedule_params.high=60"]).contains("spare space"));
+    assert!(r(&["ftl.gc_schedule_params.reserve=60"]).contains("spare space"));
     // The old watermark keys are gone: an unknown key, named.
     let e = Config::from_toml_str(GOOD, "good.toml", &["ftl.gc_free_low=3".to_string()]).unwrap_err().to_string();
     assert!(e.contains("gc_free_low"), "{e}");
 }
+
+/// Validation and construction agree: every FTL configuration that loads (is validated)
+/// builds, over every mapping scheme, GC policy and schedule in the registries, with parameters
+/// drawn from valid and invalid values and spare space from ample to none. Seeded draws; both
+/// outcomes must be common, or the draw tests nothing.
+#[test]
+fn every_ftl_config_that_loads_builds() {
+    // SplitMix64: seeded draws without depending on an RNG crate's API.
+    let mut state = 43u64;
+    let mut draw = |n: usize| {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        ((z ^ (z >> 31)) % n as u64) as usize
+    };
+    let (mut built, mut refused) = (0, 0);
+    for _ in 0..3000 {
+        let m = &flashlab::ftl::MAPPINGS[draw(flashlab::ftl::MAPPINGS.len())];
+        let op = [0.01, 0.03, 0.07, 0.2, 0.5][draw(5)];
+        let unit = if draw(2) == 0 { "block" } else { "line" };
+        let mut sets = vec![
+            format!("ftl.mapping=\"{}\"", m.name),
+            format!("device.over_provisioning={op}"),
+            "ftl.striping=\"full\"".to_string(),
+            format!("ftl.gc_unit=\"{unit}\""),
+        ];
+        if m.caps.gc_policy {
+            let gc = &flashlab::ftl::gc::GC_POLICIES;
+            let schedules = &flashlab::ftl::schedule::GC_SCHEDULES;
+            sets.push(format!("ftl.gc=\"{}\"", gc[draw(gc.len())].name));
+            sets.push(format!("ftl.gc_schedule=\"{}\"", schedules[draw(schedules.len())].name));
+        }
+        for _ in 0..draw(4) {
+            sets.push(EXTRAS[draw(EXTRAS.len())].to_string());
+        }
+        let Ok(cfg) = Config::from_toml_str(GOOD, "good.toml", &sets) else {
+            refused += 1;
+            continue;
+        };
+        let r = cfg.resolve().expect("a loaded config resolves");
+        if let Err(e) = flashlab::sim::build_device(&cfg, &r) {
+            panic!("{sets:?} loaded but does not build: {e}");
+        }
+        built += 1;
+    }
+    assert!(built >= 200 && refused >= 200, "{built} built, {refused} refused: draw more evenly");
+}
+
+/// FTL parameters, valid and not, for `every_ftl_config_that_loads_builds`.
+const EXTRAS: &[&str] = &[
+    "ftl.gc_params.threshold=0.3",
+    "ftl.gc_params.threshold=1.2",
+    "ftl.gc_params.window=0.2",
+    "ftl.gc_params.window=1.5",
+    "ftl.gc_params.window_by=\"accessed\"",
+    "ftl.gc_schedule_params.reserve=2",
+    "ftl.gc_schedule_params.reserve=40",
+    "ftl.gc_schedule_params.low=3",
+    "ftl.gc_schedule_params.high=9",
+    "ftl.gc_schedule_params.high=2",
+    "ftl.gc_schedule_params.background=0.2",
+    "ftl.gc_schedule_params.forced=0.3",
+    "ftl.gc_schedule_params.min_invalid=0.5",
+    "ftl.mapping_params.log_blocks=3",
+    "ftl.mapping_params.log_blocks=50",
+    "ftl.mapping_params.sequential_log=\"device\"",
+    "ftl.mapping_params.recency=\"entry\"",
+    "ftl.mapping_params.read_ahead=4",
+    "ftl.gc=",
+];
 
 /// A GC key under a scheme that merges instead of collecting garbage would do nothing: refused,
 /// naming the key and where it was set, for every such scheme in the registry; schemes with a

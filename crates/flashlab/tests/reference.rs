@@ -96,6 +96,11 @@ fn every_key_of_every_preset_is_documented() {
 
 /// A small fully-defaulted run's config, with overrides.
 fn small(sets: &[&str]) -> Config {
+    try_small(sets).unwrap_or_else(|e| panic!("{sets:?}: {e}"))
+}
+
+/// [`small`], or the error loading it.
+fn try_small(sets: &[&str]) -> Result<Config, flashlab::Error> {
     let mut all: Vec<String> = [
         "workload.volume_ratio=0.5",
         "device.blocks_per_plane=64",
@@ -105,7 +110,7 @@ fn small(sets: &[&str]) -> Config {
     .map(String::from)
     .to_vec();
     all.extend(sets.iter().map(|s| s.to_string()));
-    Config::load_named("default", &all).unwrap_or_else(|e| panic!("{sets:?}: {e}"))
+    Config::load_named("default", &all)
 }
 
 /// Every documented parameter of every policy is accepted with its default value, and a key
@@ -137,7 +142,7 @@ fn every_policy_accepts_its_documented_parameters_and_refuses_others() {
         let build = |extra: Vec<String>| -> Result<(), flashlab::Error> {
             let sets: Vec<String> = base.iter().cloned().chain(extra).collect();
             let refs: Vec<&str> = sets.iter().map(String::as_str).collect();
-            let cfg = small(&refs);
+            let cfg = try_small(&refs)?;
             sim::validate(&cfg)?;
             let r = cfg.resolve()?;
             let spec = flashlab::ftl::FtlSpec {

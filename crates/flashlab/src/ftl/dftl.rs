@@ -65,10 +65,10 @@ fn cache_params(spec: &FtlSpec) -> Result<CacheParams, Error> {
     CacheParams::parse(&table)
 }
 
-/// One entry per logical page: the page mapping's structures plus the cache's (parameters
-/// are refused by the build, not here).
+/// One entry per logical page: the page mapping's structures plus the cache's; parameters the
+/// build would refuse are refused here first.
 pub fn memory(spec: &FtlSpec, est: &mut crate::memory::Estimate) -> Result<(), Error> {
-    let recency = cache_params(spec).ok().map(|p| p.recency);
+    let recency = Some(cache_params(spec)?.recency);
     let per_tpage = (spec.layout.geo.page_size as u64 / ENTRY_BYTES).clamp(1, u32::MAX as u64);
     MapCache::check_entries("dftl", spec.logical_pages, "one per logical page")?;
     MapCache::memory(recency, spec.logical_pages, per_tpage as u32, est);

@@ -280,15 +280,51 @@ pub fn build<S: LogScheme>(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
 
 /// What a log-block FTL allocates: the page locations (one per logical page), per block its
 /// role, a free-list entry and a data-block map entry, the scheme's per-block state (BAST's log
-/// of each data block), and the NAND.
-pub fn memory(spec: &FtlSpec, est: &mut crate::memory::Estimate) -> Result<(), Error> {
+/// of each data block), per plane its lists and the scheme's state, and the NAND. Refuses what
+/// [`LogBlockFtl::new`] refuses, first: the scheme's parameters and a plane without room for
+/// its data, log and merge blocks.
+pub fn memory<S: LogScheme>(spec: &FtlSpec, est: &mut crate::memory::Estimate) -> Result<(), Error> {
     use crate::memory::vec_bytes;
+    let budget = S::budget(spec)?;
+    // Plane 0 holds the most logical pages under every striping: if it has room, all have.
+    plane_blocks::<S>(spec, &budget, 0)?;
     let blocks = spec.layout.geo.total_blocks() as u64;
     est.add("L2P table", vec_bytes::<u32>(spec.logical_pages));
     let per_block = std::mem::size_of::<Role>() as u64 + 4 + 4 + 4;
     est.add("per-block state", blocks.saturating_mul(per_block));
+    let per_plane = (std::mem::size_of::<Plane>() + std::mem::size_of::<S>()) as u64;
+    est.add("per-plane state", (spec.layout.planes as u64).saturating_mul(per_plane));
     Nand::memory(&spec.layout, spec.verify, spec.timing.is_some(), est);
     Ok(())
+}
+
+/// (logical pages, logical blocks) of `plane`, once it is known to have room for them, the
+/// scheme's log blocks and a free block for merges.
+fn plane_blocks<S: LogScheme>(spec: &FtlSpec, budget: &LogBudget, plane: u32) -> Result<(u64, u64), Error> {
+    let (name, geo, planes, logical) = (S::NAME, spec.layout.geo, spec.layout.planes, spec.logical_pages);
+    let (ppb, bpp) = (geo.pages_per_block, geo.blocks_per_plane);
+    let per_plane_none = logical.div_ceil(planes as u64).max(1);
+    let local_pages = match spec.config.striping {
+        Striping::None => per_plane_none.min(logical.saturating_sub(plane as u64 * per_plane_none)),
+        _ => (logical + planes as u64 - 1 - plane as u64) / planes as u64,
+    };
+    let lbns = local_pages.div_ceil(ppb as u64);
+    let log_limit = budget.log_blocks;
+    let needed = lbns + log_limit as u64 + 1;
+    if needed > bpp as u64 {
+        let key = if budget.explicit && lbns + 2 <= bpp as u64 {
+            "ftl.mapping_params.log_blocks"
+        } else {
+            "device.over_provisioning"
+        };
+        return Err(Error::config(
+            key,
+            format!(
+                "{name}: plane {plane} has {bpp} blocks but needs {lbns} data blocks + {log_limit} log blocks + 1 free block for merges; raise over-provisioning or lower log_blocks"
+            ),
+        ));
+    }
+    Ok((local_pages, lbns))
 }
 
 impl<S: LogScheme> LogBlockFtl<S> {
@@ -307,25 +343,7 @@ impl<S: LogScheme> LogBlockFtl<S> {
         let mut p = Vec::with_capacity(planes as usize);
         let mut logs = Vec::with_capacity(planes as usize);
         for plane in 0..planes {
-            let local_pages = match cfg.striping {
-                Striping::None => per_plane_none.min(logical.saturating_sub(plane as u64 * per_plane_none)),
-                _ => (logical + planes as u64 - 1 - plane as u64) / planes as u64,
-            };
-            let lbns = local_pages.div_ceil(ppb as u64);
-            let needed = lbns + log_limit as u64 + 1;
-            if needed > bpp as u64 {
-                let key = if budget.explicit && lbns + 2 <= bpp as u64 {
-                    "ftl.mapping_params.log_blocks"
-                } else {
-                    "device.over_provisioning"
-                };
-                return Err(Error::config(
-                    key,
-                    format!(
-                        "{name}: plane {plane} has {bpp} blocks but needs {lbns} data blocks + {log_limit} log blocks + 1 free block for merges; raise over-provisioning or lower log_blocks"
-                    ),
-                ));
-            }
+            let (local_pages, lbns) = plane_blocks::<S>(spec, &budget, plane)?;
             let first = plane * bpp;
             p.push(Plane { free: (first..first + bpp).collect(), data: vec![NONE; lbns as usize], local_pages });
             logs.push(S::new(lbns as usize));

@@ -494,6 +494,11 @@ impl FtlConfig {
         self.gc.as_deref().unwrap_or(DEFAULT_GC)
     }
 
+    /// The GC schedule's name (`ftl.gc_schedule`, else [`schedule::DEFAULT`]).
+    pub fn schedule_name(&self) -> &str {
+        self.gc_schedule.as_deref().unwrap_or(schedule::DEFAULT)
+    }
+
     /// The first GC key that is set (`ftl.gc`, `ftl.gc_params.K`, `ftl.gc_schedule`,
     /// `ftl.gc_schedule_params.K`), dotted: what a scheme without a victim policy refuses.
     pub fn gc_key_set(&self) -> Option<String> {
@@ -584,28 +589,43 @@ pub const MAPPINGS: Registry<MappingBuildFn, MappingCaps> = Registry {
             name: "page",
             about: "page-level mapping, whole table in RAM; GC by a victim policy",
             params: crate::reference::no_params,
-            caps: MappingCaps { gc_policy: true, units: ANY_UNIT, stripings: ANY_STRIPING, memory: page::memory },
+            caps: MappingCaps { gc_policy: true, units: ANY_UNIT, stripings: ANY_STRIPING, memory: page::memory_page },
             build: page::build,
         },
         Entry {
             name: "block",
             about: "block-level mapping per plane; updates copy-merge the block",
             params: crate::reference::no_params,
-            caps: MappingCaps { gc_policy: false, units: BLOCK_UNIT, stripings: BY_ADDRESS, memory: hybrid::memory },
+            caps: MappingCaps {
+                gc_policy: false,
+                units: BLOCK_UNIT,
+                stripings: BY_ADDRESS,
+                memory: hybrid::memory::<block::Block>,
+            },
             build: hybrid::build::<block::Block>,
         },
         Entry {
             name: "bast",
             about: "hybrid: one log block per data block, LRU log replacement (BAST)",
             params: crate::reference::schema_of::<hybrid::LogParams>,
-            caps: MappingCaps { gc_policy: false, units: BLOCK_UNIT, stripings: BY_ADDRESS, memory: hybrid::memory },
+            caps: MappingCaps {
+                gc_policy: false,
+                units: BLOCK_UNIT,
+                stripings: BY_ADDRESS,
+                memory: hybrid::memory::<bast::Bast>,
+            },
             build: hybrid::build::<bast::Bast>,
         },
         Entry {
             name: "fast",
             about: "hybrid: one sequential + fully associative random log blocks (FAST)",
             params: crate::reference::schema_of::<hybrid::LogParams>,
-            caps: MappingCaps { gc_policy: false, units: BLOCK_UNIT, stripings: BY_ADDRESS, memory: hybrid::memory },
+            caps: MappingCaps {
+                gc_policy: false,
+                units: BLOCK_UNIT,
+                stripings: BY_ADDRESS,
+                memory: hybrid::memory::<fast::Fast>,
+            },
             build: hybrid::build::<fast::Fast>,
         },
         Entry {

@@ -3,9 +3,12 @@
 //! Owns the logical→physical table (one `u32` per logical page; the physical→logical direction
 //! is the NAND's OOB, so no second table is kept), a valid bit per physical page (so GC finds a
 //! victim's valid pages with a sequential scan instead of a random table lookup per page) and drives the allocator, the GC victim
-//! policy and the NAND. GC runs when a pool's free segments fall to the low watermark, before
-//! a new segment is opened, and collects victims until the high watermark is met (and the
-//! policy wants no more). Moving valid pages, erasing and counting happen only here.
+//! policy and the NAND. When GC runs and for how long is the GC schedule's decision
+//! (`ftl::schedule`: `classic` before a new segment would take a pool below its reserve,
+//! `watermark` from a low to a high free count, `femu` in the background after a request and
+//! forced at a lower level); which segment is the victim is the policy's (`ftl::gc`), from a
+//! read-only view; whether a victim frees enough is the schedule's minimum-invalid rule.
+//! Moving valid pages, erasing and counting happen only here.
 //!
 //! Memory: 4 B per logical page + 1 bit per physical page + the NAND's 4 B per physical page
 //! (8 B with verify tags) + O(segments).
@@ -135,10 +138,21 @@ struct Gate {
 }
 
 pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
-    if let Some(k) = spec.config.mapping_params.keys().next() {
-        return Err(Error::config(format!("ftl.mapping_params.{k}"), "the page mapping takes no parameters"));
-    }
+    no_params(spec)?;
     Ok(Box::new(PageFtl::new(spec)?))
+}
+
+fn no_params(spec: &FtlSpec) -> Result<(), Error> {
+    match spec.config.mapping_params.keys().next() {
+        Some(k) => Err(Error::config(format!("ftl.mapping_params.{k}"), "the page mapping takes no parameters")),
+        None => Ok(()),
+    }
+}
+
+/// The registry's `memory` for the `page` scheme: [`memory`], once it has no parameters.
+pub fn memory_page(spec: &FtlSpec, est: &mut crate::memory::Estimate) -> Result<(), Error> {
+    no_params(spec)?;
+    memory(spec, est)
 }
 
 /// What a page-mapped FTL allocates besides its table's cache: the whole L2P table, a valid
@@ -149,29 +163,46 @@ pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
 /// (2R, 2R++), and the NAND.
 pub fn memory(spec: &FtlSpec, est: &mut crate::memory::Estimate) -> Result<(), Error> {
     use crate::memory::{bitmap_bytes, vec_bytes};
+    // What `with_table` refuses, refused here first: the policy's and the schedule's
+    // parameters, and the spare space they need.
+    let (gc, shape, schedule) = policy_and_schedule(spec)?;
+    check_spare(spec, shape.streams, schedule.reserve())?;
     let layout = &spec.layout;
     let segments = layout.segments as u64;
     est.add("L2P table", crate::hint::table_bytes::<u32>(spec.logical_pages));
     est.add("OOB / reverse map", crate::hint::table_bytes::<u64>((layout.total_pages() as u64).div_ceil(64)));
-    let per_segment = 4 + std::mem::size_of::<gc::SegState>() as u64 + 1 + 8 + 2 * 4 + 24;
+    let per_segment = 4 + std::mem::size_of::<gc::SegState>() as u64 + 1 + 8 + 2 * 4;
     est.add("per-block state", segments.saturating_mul(per_segment));
     // Tables from 512 KiB on take whole huge pages (`hint::table_bytes`): what that adds to the
-    // valid counts, the seal times, and a list policy's buckets and links.
+    // valid counts and the seal times.
     fn rounding<T>(n: u64) -> u64 {
         crate::hint::table_bytes::<T>(n) - vec_bytes::<T>(n)
     }
-    let rounded = rounding::<u32>(segments) + rounding::<u64>(segments) + rounding::<u32>(segments);
-    est.add("per-block state", rounded + rounding::<[u32; 2]>(segments));
+    est.add("per-block state", rounding::<u32>(segments) + rounding::<u64>(segments));
     est.add("per-block state", bitmap_bytes(spec.logical_pages));
     est.add("per-block state", 2 * vec_bytes::<u32>(layout.pages_per_segment as u64));
+    (gc.caps.memory)(layout, &spec.config.gc_params, est);
     // With a cold region (2R, 2R++): a second cold bit and the move time of each logical page.
-    // (A policy that does not build is reported, with its key, when the FTL is built.)
-    let policy = gc::build(spec.config.gc_name(), layout, &spec.config.gc_params).ok();
-    if policy.is_some_and(|p| (0..p.streams()).any(|s| p.is_cold_stream(s))) {
+    if shape.cold.contains(&true) {
         est.add("cold-region tracking", bitmap_bytes(spec.logical_pages) + vec_bytes::<u64>(spec.logical_pages));
     }
     Nand::memory(layout, spec.verify, spec.timing.is_some(), est);
     Ok(())
+}
+
+/// The GC policy's registry line and shape, and the schedule built for its streams: every
+/// parameter checked, nothing large allocated.
+fn policy_and_schedule(spec: &FtlSpec) -> Result<(&'static gc::GcEntry, gc::GcShape, Box<dyn GcSchedule>), Error> {
+    let (layout, cfg) = (&spec.layout, spec.config);
+    let entry = gc::GC_POLICIES.find(cfg.gc_name())?;
+    let shape = (entry.caps.shape)(layout, &cfg.gc_params)?;
+    let ctx = ScheduleContext {
+        segments_per_pool: layout.segments_per_pool(),
+        pages_per_segment: layout.pages_per_segment,
+        streams: shape.streams as u32,
+    };
+    let schedule = schedule::build(cfg.schedule_name(), &ctx, &cfg.gc_schedule_params)?;
+    Ok((entry, shape, schedule))
 }
 
 impl PageFtl<Resident> {
@@ -186,19 +217,13 @@ impl<M: MapTable> PageFtl<M> {
     pub fn with_table(spec: &FtlSpec, table: M) -> Result<Self, Error> {
         let layout = spec.layout;
         let cfg = spec.config;
-        let policy = gc::build(cfg.gc_name(), &layout, &cfg.gc_params)?;
-        let streams = policy.streams();
-        let ctx = ScheduleContext {
-            segments_per_pool: layout.segments_per_pool(),
-            pages_per_segment: layout.pages_per_segment,
-            streams: streams as u32,
-        };
-        let schedule =
-            schedule::build(cfg.gc_schedule.as_deref().unwrap_or(schedule::DEFAULT), &ctx, &cfg.gc_schedule_params)?;
+        let (entry, shape, schedule) = policy_and_schedule(spec)?;
         let reserve = schedule.reserve();
-        check_spare(spec, streams, reserve)?;
+        check_spare(spec, shape.streams, reserve)?;
+        let policy = (entry.build)(&layout, &cfg.gc_params)?;
+        let streams = shape.streams;
         let pools = layout.pools as u64;
-        let cold_stream: Vec<bool> = (0..streams).map(|s| policy.is_cold_stream(s)).collect();
+        let cold_stream = shape.cold;
         let tracks_cold = cold_stream.iter().any(|&c| c);
         Ok(PageFtl {
             l2p: crate::hint::table(spec.logical_pages as usize, UNMAPPED),

@@ -75,10 +75,10 @@ fn plane_map(spec: &FtlSpec) -> Result<(PlaneMap, u64), Error> {
     Ok((PlaneMap { planes, lpis_per_plane, per_tpage }, entries))
 }
 
-/// The page mapping's structures plus the cache over every plane's table (parameters are
-/// refused by the build, not here).
+/// The page mapping's structures plus the cache over every plane's table; parameters the
+/// build would refuse are refused here first.
 pub fn memory(spec: &FtlSpec, est: &mut crate::memory::Estimate) -> Result<(), Error> {
-    let recency = CacheParams::parse(&spec.config.mapping_params).ok().map(|p| p.recency);
+    let recency = Some(CacheParams::parse(&spec.config.mapping_params)?.recency);
     let (map, entries) = plane_map(spec)?;
     MapCache::memory(recency, entries, map.per_tpage as u32, est);
     super::page::memory(spec, est)

@@ -13,8 +13,26 @@ pub struct Fifo {
     pool_of: Vec<u32>,
 }
 
-pub fn build(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error> {
+/// No parameters; one stream.
+pub fn shape(_layout: &Layout, params: &toml::Table) -> Result<super::GcShape, Error> {
     crate::registry::no_params("ftl.gc_params", "fifo", params)?;
+    Ok(super::GcShape::single())
+}
+
+/// A queue per pool (together at most every segment), each segment's pool.
+pub fn memory(layout: &Layout, _params: &toml::Table, est: &mut crate::memory::Estimate) {
+    use crate::memory::vec_bytes;
+    let (segs, pools) = (layout.segments as u64, layout.pools as u64);
+    est.add(
+        "GC policy",
+        vec_bytes::<VecDeque<u32>>(pools)
+            .saturating_add(pools.saturating_mul(crate::memory::grown_vec_bytes::<u32>(segs.div_ceil(pools.max(1)))))
+            .saturating_add(vec_bytes::<u32>(segs)),
+    );
+}
+
+pub fn build(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error> {
+    shape(layout, params)?;
     Ok(Box::new(Fifo {
         queues: vec![VecDeque::new(); layout.pools as usize],
         pool_of: (0..layout.segments).map(|s| layout.pool_of(s)).collect(),

@@ -24,8 +24,26 @@ pub struct Greedy {
 }
 
 pub fn build(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error> {
-    crate::registry::no_params("ftl.gc_params", "greedy", params)?;
+    shape(layout, params)?;
     Ok(Box::new(Greedy::new(layout)))
+}
+
+/// No parameters; one stream.
+pub fn shape(_layout: &Layout, params: &toml::Table) -> Result<super::GcShape, Error> {
+    crate::registry::no_params("ftl.gc_params", "greedy", params)?;
+    Ok(super::GcShape::single())
+}
+
+/// A list per (pool, valid count), each segment's list, a low-water hint per pool.
+pub fn memory(layout: &Layout, _params: &toml::Table, est: &mut crate::memory::Estimate) {
+    let (segs, pools) = (layout.segments as u64, layout.pools as u64);
+    let buckets = pools.saturating_mul(layout.pages_per_segment as u64 + 1);
+    est.add(
+        "GC policy",
+        SegLists::memory(buckets, segs)
+            .saturating_add(crate::hint::table_bytes::<u32>(segs))
+            .saturating_add(crate::memory::vec_bytes::<u32>(pools)),
+    );
 }
 
 impl Greedy {

@@ -52,12 +52,8 @@ pub trait GcPolicy: Send + Sync + dyn_clone::DynClone {
     /// background GC skips a victim with less than 1/8 of its pages invalid). 0: any victim.
     fn select_victim(&mut self, view: &GcView, pool: u32, min_invalid: u32) -> Option<u32>;
 
-    /// Number of write streams (frontiers) the policy uses. Stream 0 takes host writes unless
-    /// [`GcPolicy::host_stream`] says otherwise.
-    fn streams(&self) -> usize {
-        1
-    }
-    /// Stream for a host write of `lpn`.
+    /// Stream for a host write of `lpn`: one of the [`GcShape::streams`] the policy's registry
+    /// line declared (stream 0 by default).
     fn host_stream(&self, _lpn: u64) -> usize {
         0
     }
@@ -68,11 +64,6 @@ pub trait GcPolicy: Send + Sync + dyn_clone::DynClone {
     /// Display name of each write stream, for copy-flow metrics (e.g. "N", "C" or "00", "01").
     fn stream_names(&self) -> Vec<&'static str> {
         vec!["all"]
-    }
-    /// Is `stream` part of a cold region? Pages GC moves from a non-cold stream into a cold one
-    /// count as "moved into cold"; a later host write to such a page counts as "returned".
-    fn is_cold_stream(&self, _stream: usize) -> bool {
-        false
     }
     /// The (from, to) stream pairs GC can move pages along, listed in reports even when zero.
     fn declared_flows(&self) -> Vec<(usize, usize)> {
@@ -108,49 +99,55 @@ dyn_clone::clone_trait_object!(GcPolicy);
 /// A policy's constructor: the layout and its `[ftl.gc_params]` table.
 pub type GcBuildFn = fn(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error>;
 
-/// The registry: one line per policy (its file holds the policy and its `build`).
-pub const GC_POLICIES: Registry<GcBuildFn> = Registry {
+/// What the mechanism needs to know about a policy before building it, from its parameters
+/// alone (nothing allocated): its write streams, which of them form a cold region, and what it
+/// allocates.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GcShape {
+    /// Number of write streams (frontiers); stream 0 takes host writes unless
+    /// [`GcPolicy::host_stream`] says otherwise.
+    pub streams: usize,
+    /// Per stream: part of a cold region? Pages GC moves from a non-cold stream into a cold one
+    /// count as "moved into cold"; a later host write to such a page counts as "returned".
+    pub cold: Vec<bool>,
+}
+
+impl GcShape {
+    /// One stream, no cold region: the shape of most policies.
+    pub fn single() -> GcShape {
+        GcShape { streams: 1, cold: vec![false] }
+    }
+}
+
+/// A policy's registry capabilities: its parameters checked into its [`GcShape`], and its
+/// memory, both before anything is built.
+#[derive(Clone, Copy)]
+pub struct GcCaps {
+    /// Parse and check `[ftl.gc_params]` (every error the build would give) and say the shape.
+    pub shape: fn(layout: &Layout, params: &toml::Table) -> Result<GcShape, Error>,
+    /// What the built policy allocates on `layout` (its per-segment and per-pool state), added
+    /// to the run's memory estimate ([`crate::memory`]).
+    pub memory: fn(layout: &Layout, params: &toml::Table, est: &mut crate::memory::Estimate),
+}
+
+/// A registry line of [`GC_POLICIES`].
+pub type GcEntry = Entry<GcBuildFn, GcCaps>;
+
+/// The registry: one line per policy (its file holds the policy, its `build`, `shape` and
+/// `memory`).
+#[rustfmt::skip]
+pub const GC_POLICIES: Registry<GcBuildFn, GcCaps> = Registry {
     id: "gc",
     kind: "GC policy",
     key: "ftl.gc",
     title: "GC policies ([ftl] gc)",
     params_table: Some("ftl.gc_params"),
     entries: &[
-        Entry {
-            name: "greedy",
-            about: "fewest valid pages first; O(1) with valid-count buckets",
-            params: reference::no_params,
-            caps: (),
-            build: greedy::build,
-        },
-        Entry {
-            name: "cost-benefit",
-            about: "max (1-u)/2u x age (Rosenblum & Ousterhout, LFS)",
-            params: reference::no_params,
-            caps: (),
-            build: cost_benefit::build,
-        },
-        Entry {
-            name: "fifo",
-            about: "oldest sealed segment first (circular log)",
-            params: reference::no_params,
-            caps: (),
-            build: fifo::build,
-        },
-        Entry {
-            name: "2r",
-            about: "2R: FIFO scan with threshold, normal/cold regions (Kang et al., VLDB 2020)",
-            params: schema_of::<two_region::Params>,
-            caps: (),
-            build: two_region::build_2r,
-        },
-        Entry {
-            name: "2r++",
-            about: "2R++: 2R plus a second-chance 01 region (An & Lee, 2022)",
-            params: schema_of::<two_region::Params>,
-            caps: (),
-            build: two_region::build_2rpp,
-        },
+        Entry { name: "greedy", about: "fewest valid pages first; O(1) with valid-count buckets", params: reference::no_params, caps: GcCaps { shape: greedy::shape, memory: greedy::memory }, build: greedy::build },
+        Entry { name: "cost-benefit", about: "max (1-u)/2u x age (Rosenblum & Ousterhout, LFS)", params: reference::no_params, caps: GcCaps { shape: cost_benefit::shape, memory: cost_benefit::memory }, build: cost_benefit::build },
+        Entry { name: "fifo", about: "oldest sealed segment first (circular log)", params: reference::no_params, caps: GcCaps { shape: fifo::shape, memory: fifo::memory }, build: fifo::build },
+        Entry { name: "2r", about: "2R: FIFO scan with threshold, normal/cold regions (Kang et al., VLDB 2020)", params: schema_of::<two_region::Params>, caps: GcCaps { shape: two_region::shape_2r, memory: two_region::memory }, build: two_region::build_2r },
+        Entry { name: "2r++", about: "2R++: 2R plus a second-chance 01 region (An & Lee, 2022)", params: schema_of::<two_region::Params>, caps: GcCaps { shape: two_region::shape_2rpp, memory: two_region::memory }, build: two_region::build_2rpp },
     ],
 };
 
@@ -162,6 +159,12 @@ pub fn names() -> Vec<&'static str> {
 /// unknown name lists the valid ones.
 pub fn build(name: &str, layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error> {
     (GC_POLICIES.find(name)?.build)(layout, params)
+}
+
+/// The shape of policy `name` with `params` ([`GcCaps::shape`]): its parameters checked,
+/// nothing built.
+pub fn shape(name: &str, layout: &Layout, params: &toml::Table) -> Result<GcShape, Error> {
+    (GC_POLICIES.find(name)?.caps.shape)(layout, params)
 }
 
 /// Does `seg` hold at least `min_invalid` invalid pages? (For `select_victim`'s `min_invalid`.)

@@ -127,6 +127,31 @@ fn d_fallback() -> Fallback {
     Fallback::MinUtilization
 }
 
+/// 2R's streams: normal (0) and cold (1).
+pub fn shape_2r(_layout: &Layout, params: &toml::Table) -> Result<super::GcShape, Error> {
+    parse(params)?;
+    Ok(super::GcShape { streams: 2, cold: vec![false, true] })
+}
+
+/// 2R++'s streams: 00 (0), 01 (1) and the cold 10 (2).
+pub fn shape_2rpp(_layout: &Layout, params: &toml::Table) -> Result<super::GcShape, Error> {
+    parse(params)?;
+    Ok(super::GcShape { streams: 3, cold: vec![false, false, true] })
+}
+
+/// Per segment its pool, seal-order links, listed and window flags, seal sequence and valid
+/// count (and recency links with `window_by = "accessed"`); per pool the window and counts.
+pub fn memory(layout: &Layout, params: &toml::Table, est: &mut crate::memory::Estimate) {
+    use crate::memory::vec_bytes;
+    let (segs, pools) = (layout.segments as u64, layout.pools as u64);
+    let lists = |n: u64| SegLists::memory(n, segs);
+    let accessed = parse(params).is_ok_and(|p| p.window_by == WindowBy::Accessed);
+    let per_segment = vec_bytes::<u32>(segs).saturating_mul(2) + vec_bytes::<bool>(segs) * 2 + vec_bytes::<u64>(segs);
+    let per_pool = vec_bytes::<u32>(pools).saturating_mul(4).saturating_add(vec_bytes::<[u32; 2]>(pools));
+    let recent = if accessed { lists(pools) } else { 0 };
+    est.add("GC policy", lists(pools).saturating_add(recent).saturating_add(per_segment).saturating_add(per_pool));
+}
+
 pub fn build_2r(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error> {
     Ok(Box::new(TwoRegion::new(Variant::TwoR, layout, parse(params)?)))
 }
@@ -483,6 +508,22 @@ impl TwoRegion {
         self.scan(pool, |s| view.valid[s as usize] <= limit && self.is_cold_segment(view, s) == cold).0
     }
 
+    /// Number of write streams ([`shape_2r`], [`shape_2rpp`]).
+    pub fn streams(&self) -> usize {
+        match self.variant {
+            Variant::TwoR => 2,
+            Variant::TwoRPlusPlus => 3,
+        }
+    }
+
+    /// Is `stream` the cold region's?
+    pub fn is_cold_stream(&self, stream: usize) -> bool {
+        match self.variant {
+            Variant::TwoR => stream == 1,
+            Variant::TwoRPlusPlus => stream == 2,
+        }
+    }
+
     fn round_done(&self) -> bool {
         let r = &self.round;
         let full = match self.rule {
@@ -509,13 +550,6 @@ impl GcPolicy for TwoRegion {
         }
     }
 
-    fn streams(&self) -> usize {
-        match self.variant {
-            Variant::TwoR => 2,
-            Variant::TwoRPlusPlus => 3,
-        }
-    }
-
     fn gc_stream(&self, view: &GcView, victim: u32) -> usize {
         let from = view.stream[victim as usize] as usize;
         match self.variant {
@@ -530,13 +564,6 @@ impl GcPolicy for TwoRegion {
         match self.variant {
             Variant::TwoR => vec!["N", "C"],
             Variant::TwoRPlusPlus => vec!["00", "01", "10"],
-        }
-    }
-
-    fn is_cold_stream(&self, stream: usize) -> bool {
-        match self.variant {
-            Variant::TwoR => stream == 1,
-            Variant::TwoRPlusPlus => stream == 2,
         }
     }
 

@@ -49,28 +49,9 @@ pub fn fio_hash_u64(value: u64) -> u64 {
     value.wrapping_mul(GR_PRIME_64)
 }
 
-/// `Σ_{i=1..min(n, ZIPF_MAX_GEN)} (1/i)^θ`, summed in fio's order and form. Up to 10 M
-/// `powf`s (~0.1 s), and a run builds its workload several times (validation, the memory
-/// estimate's bound, the run itself), so sums are remembered per (n, θ) for the process.
+/// `Σ_{i=1..min(n, ZIPF_MAX_GEN)} (1/i)^θ`, summed in fio's order and form: up to 10 M
+/// `powf`s (~0.1 s), once per run (a run's plan builds its workload once, `sim::Plan`).
 pub fn zeta_capped(n: u64, theta: f64) -> f64 {
-    use std::collections::HashMap;
-    use std::sync::{Mutex, OnceLock};
-    static SUMS: OnceLock<Mutex<HashMap<(u64, u64), f64>>> = OnceLock::new();
-    let sums = SUMS.get_or_init(Default::default);
-    let key = (n.min(ZIPF_MAX_GEN), theta.to_bits());
-    if let Some(&z) = sums.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
-        return z;
-    }
-    let z = zeta_sum(n, theta);
-    let mut sums = sums.lock().unwrap_or_else(|e| e.into_inner());
-    if sums.len() >= 256 {
-        sums.clear();
-    }
-    sums.insert(key, z);
-    z
-}
-
-fn zeta_sum(n: u64, theta: f64) -> f64 {
     let terms = n.min(ZIPF_MAX_GEN);
     let mut zeta = 0.0;
     for i in 0..terms {
