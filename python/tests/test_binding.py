@@ -110,6 +110,21 @@ def test_check_config_fills_defaults():
     assert cfg["seed"] == 42
 
 
+@pytest.mark.parametrize(
+    "overrides, key",
+    [
+        ({"ftl.gc_params.window": 0.5}, "ftl.gc_params.window"),
+        ({"ftl.gc_schedule": "femu", "ftl.gc_schedule_params": {"forced": 0.5, "background": 0.2}}, "forced"),
+        ({"device.over_provisioning": 0.001}, "spare space"),
+        ({"ftl.gc": "2r", "ftl.gc_params.threshold": 7}, "ftl.gc_params.threshold"),
+    ],
+)
+def test_check_config_refuses_bad_ftl_parameters(overrides, key):
+    """The FTL's own parameters are validated by check, not first by a run."""
+    with pytest.raises(flashlab.FlashlabError, match=key.replace(".", r"\.")):
+        flashlab.check_config("default", overrides=overrides)
+
+
 def test_presets_and_policies_match_the_cli(cli):
     listing = run_cli(cli, "list").stdout
     policies = flashlab.policies()

@@ -1346,6 +1346,21 @@ fn dry_run_validates_and_writes_nothing() {
     for bad in [
         vec!["--set", "ftl.gc=\"greedyy\""],
         vec!["--set", "workload.kind=\"trace\"", "--set", "workload.path=no/such.trace"],
+        // The FTL's own parameters, refused before anything runs (once only the run did).
+        vec!["--set", "ftl.gc_params.window=0.5"],
+        vec!["--set", "ftl.gc_schedule=\"femu\"", "--set", "ftl.gc_schedule_params={forced=0.5,background=0.2}"],
+        vec!["--set", "ftl.gc_schedule=\"watermark\"", "--set", "ftl.gc_schedule_params={low=5,high=2}"],
+        vec!["--set", "device.over_provisioning=0.001"],
+        vec![
+            "--set",
+            "ftl.mapping=\"bast\"",
+            "--set",
+            "ftl.gc=",
+            "--set",
+            "ftl.striping=\"full\"",
+            "--set",
+            "ftl.mapping_params.log_blocks=100000",
+        ],
     ] {
         let mut args = vec!["run", "default", "--dry-run", "--out", out.to_str().unwrap()];
         args.extend(bad.iter());

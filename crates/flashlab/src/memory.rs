@@ -122,8 +122,9 @@ pub fn map_bytes<K, V>(n: u64, grown: bool) -> u64 {
 }
 
 /// The whole estimate for a resolved config, given the run's bound (from its workload,
-/// [`crate::sim::Plan`]): every layer's structures plus the base. An error where a layer cannot be built at all at
-/// this size (e.g. a cached mapping table with more entries than its 32-bit indices hold).
+/// [`crate::sim::Plan`]): every layer's structures plus the base. An error where a layer
+/// cannot be built at all at this size (e.g. a cached mapping table with more entries than its
+/// 32-bit indices hold).
 pub fn estimate(cfg: &Config, r: &Resolved, run: crate::sim::RunBound) -> Result<Estimate, Error> {
     let mut est = Estimate::default();
     est.add("base", BASE_BYTES);
