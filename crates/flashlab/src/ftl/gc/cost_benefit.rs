@@ -21,20 +21,12 @@ const NIL: u32 = u32::MAX;
 
 /// No parameters; one stream.
 pub fn shape(_layout: &Layout, params: &toml::Table) -> Result<super::GcShape, Error> {
-    crate::registry::no_params("ftl.gc_params", "cost-benefit", params)?;
-    Ok(super::GcShape::single())
+    super::without_params("cost-benefit", params)
 }
 
 /// The sealed segments of every pool (at most all segments), each one's position and pool.
 pub fn memory(layout: &Layout, _params: &toml::Table, est: &mut crate::memory::Estimate) {
-    use crate::memory::vec_bytes;
-    let (segs, pools) = (layout.segments as u64, layout.pools as u64);
-    est.add(
-        "GC policy",
-        vec_bytes::<Vec<u32>>(pools)
-            .saturating_add(pools.saturating_mul(crate::memory::grown_vec_bytes::<u32>(segs.div_ceil(pools.max(1)))))
-            .saturating_add(vec_bytes::<u32>(segs).saturating_mul(2)),
-    );
+    est.add("GC policy", super::per_pool_members::<Vec<u32>>(layout, 8));
 }
 
 pub fn build(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error> {

@@ -15,20 +15,12 @@ pub struct Fifo {
 
 /// No parameters; one stream.
 pub fn shape(_layout: &Layout, params: &toml::Table) -> Result<super::GcShape, Error> {
-    crate::registry::no_params("ftl.gc_params", "fifo", params)?;
-    Ok(super::GcShape::single())
+    super::without_params("fifo", params)
 }
 
 /// A queue per pool (together at most every segment), each segment's pool.
 pub fn memory(layout: &Layout, _params: &toml::Table, est: &mut crate::memory::Estimate) {
-    use crate::memory::vec_bytes;
-    let (segs, pools) = (layout.segments as u64, layout.pools as u64);
-    est.add(
-        "GC policy",
-        vec_bytes::<VecDeque<u32>>(pools)
-            .saturating_add(pools.saturating_mul(crate::memory::grown_vec_bytes::<u32>(segs.div_ceil(pools.max(1)))))
-            .saturating_add(vec_bytes::<u32>(segs)),
-    );
+    est.add("GC policy", super::per_pool_members::<VecDeque<u32>>(layout, 4));
 }
 
 pub fn build(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error> {

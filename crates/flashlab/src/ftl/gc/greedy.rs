@@ -30,8 +30,7 @@ pub fn build(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>,
 
 /// No parameters; one stream.
 pub fn shape(_layout: &Layout, params: &toml::Table) -> Result<super::GcShape, Error> {
-    crate::registry::no_params("ftl.gc_params", "greedy", params)?;
-    Ok(super::GcShape::single())
+    super::without_params("greedy", params)
 }
 
 /// A list per (pool, valid count), each segment's list, a low-water hint per pool.

@@ -161,6 +161,23 @@ pub fn build(name: &str, layout: &Layout, params: &toml::Table) -> Result<Box<dy
     (GC_POLICIES.find(name)?.build)(layout, params)
 }
 
+/// The shape of a policy without parameters (any key in `[ftl.gc_params]` refused, naming
+/// `name`): one stream, not cold.
+pub(crate) fn without_params(name: &str, params: &toml::Table) -> Result<GcShape, Error> {
+    crate::registry::no_params("ftl.gc_params", name, params)?;
+    Ok(GcShape::single())
+}
+
+/// Bytes of a per-pool collection of segments (header `H` per pool, each grown by pushes to
+/// its pool's share of the segments) plus `per_segment` bytes for every segment.
+pub(crate) fn per_pool_members<H>(layout: &Layout, per_segment: u64) -> u64 {
+    use crate::memory::{grown_vec_bytes, vec_bytes};
+    let (segs, pools) = (layout.segments as u64, layout.pools as u64);
+    vec_bytes::<H>(pools)
+        .saturating_add(pools.saturating_mul(grown_vec_bytes::<u32>(segs.div_ceil(pools.max(1)))))
+        .saturating_add(segs.saturating_mul(per_segment))
+}
+
 /// The shape of policy `name` with `params` ([`GcCaps::shape`]): its parameters checked,
 /// nothing built.
 pub fn shape(name: &str, layout: &Layout, params: &toml::Table) -> Result<GcShape, Error> {
