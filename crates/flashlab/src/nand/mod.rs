@@ -14,6 +14,7 @@
 //! ([`Ppn`], [`Lpn`], [`Nanos`]); its arrays (program points, erase counts, OOB) are indexed by
 //! the raw numbers inside.
 
+mod channel;
 pub mod geometry;
 pub mod timing;
 
