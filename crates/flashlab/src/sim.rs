@@ -319,7 +319,8 @@ pub fn preconditioned_by(
 ) -> Result<Preconditioned, Error> {
     let key = precondition_key(cfg)
         .ok_or_else(|| Error::config("precondition", "nothing to share: fill is off and overwrite is 0"))?;
-    let r = cfg.resolve()?;
+    // Validated (memory limit included) before the device is allocated.
+    let r = *Plan::new(cfg.clone())?.resolved();
     let mut dev = build_device(cfg, &r)?;
     precondition(cfg, &mut dev, path, progress)?;
     Ok(Preconditioned { key, flash: dev.flash_state() })
