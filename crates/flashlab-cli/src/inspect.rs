@@ -54,7 +54,7 @@ pub fn dry_run(plan: sim::Plan, out: &Path, force: bool) -> Result<()> {
     emit(format!(
         "memory       at most about {} at peak, of a limit of {}{}",
         human_bytes(memory.total()),
-        human_bytes(flashlab::memory::limit(cfg)?),
+        human_bytes(flashlab::sim::memory_limit(cfg)?),
         if cfg.sim.memory_limit.is_some() { " (sim.memory_limit)" } else { " (available now)" }
     ));
     for (name, bytes) in memory.biggest(usize::MAX).into_iter().filter(|i| i.1 > 0) {

@@ -214,7 +214,7 @@ pub struct Config {
     pub host: HostConfig,
     /// Required: `kind` names a generator or `trace`; the other keys belong to it (see
     /// "Parameter tables").
-    #[schemars(with = "crate::reference::FreeTable")]
+    #[schemars(with = "crate::registry::FreeTable")]
     pub workload: toml::Table,
     #[serde(default)]
     pub precondition: PreconditionConfig,
@@ -250,6 +250,18 @@ pub struct Resolved {
 }
 
 impl Config {
+    /// What the FTL is built from: its section, the resolved layout and capacity, whether
+    /// reads are verified (`sim.verify`, or a crash test) and the timing model in timing mode.
+    pub fn ftl_spec<'a>(&'a self, r: &Resolved) -> crate::ftl::FtlSpec<'a> {
+        crate::ftl::FtlSpec {
+            layout: r.layout,
+            logical_pages: r.logical_pages,
+            config: &self.ftl,
+            verify: self.sim.verify || self.sim.crash_at.is_some(),
+            timing: (self.sim.mode == Mode::Timing).then_some(&self.timing),
+        }
+    }
+
     /// Read a TOML file, apply `key=value` overrides, parse and validate.
     pub fn load(path: &Path, overrides: &[String]) -> Result<Config, Error> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
@@ -527,7 +539,7 @@ impl Config {
         };
         // The FTL's own parameters and the spare space they need, checked as its constructor
         // would, nothing allocated (the memory limit is the run plan's: `sim::Plan`).
-        crate::memory::ftl(self, &resolved, &mut crate::memory::Estimate::default())?;
+        crate::ftl::memory(&self.ftl_spec(&resolved), &mut crate::memory::Estimate::default())?;
         Ok(resolved)
     }
 

@@ -102,29 +102,30 @@ impl Device {
         d
     }
 
-    /// What the device layer allocates for `cfg`: the verify oracle (a version per logical
-    /// page), frozen tracking (a last write per logical page, and a sorted copy of those the
-    /// measured phase wrote, at most `run_pages`, when the shares are taken) and the block remap
-    /// of `host.out_of_range = "compact"` (a map grown by inserts, at most one entry per device
+    /// What the device layer allocates: the verify oracle (a version per logical page, when
+    /// reads are verified), frozen tracking (when tracked: a last write per logical page, and a
+    /// sorted copy of those the measured phase wrote, at most `frozen` pages) and the block
+    /// remap of compacted addresses (a map grown by inserts, at most one entry per device
     /// block).
     pub fn memory(
-        cfg: &crate::config::Config,
         logical_pages: u64,
         ppb: u64,
-        run_pages: u64,
+        verify: bool,
+        frozen: Option<u64>,
+        compact: bool,
         est: &mut crate::memory::Estimate,
     ) {
         use crate::memory::{map_bytes, vec_bytes};
-        if cfg.sim.verify || cfg.sim.crash_at.is_some() {
+        if verify {
             est.add("verify oracle", vec_bytes::<u32>(logical_pages));
         }
-        if cfg.sim.track_frozen {
+        if let Some(run_pages) = frozen {
             est.add(
                 "frozen tracking",
                 vec_bytes::<u64>(logical_pages) + vec_bytes::<u64>(logical_pages.min(run_pages)),
             );
         }
-        if cfg.host.out_of_range == crate::host::OutOfRange::Compact {
+        if compact {
             est.add("address remap", map_bytes::<u64, u64>((logical_pages / ppb.max(1)).max(1024), true));
         }
     }

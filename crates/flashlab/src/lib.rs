@@ -22,6 +22,7 @@ pub mod presets;
 pub mod reference;
 pub mod registry;
 pub mod results;
+pub mod seglist;
 pub mod sim;
 pub mod stats;
 pub mod units;

@@ -1,25 +1,9 @@
-//! Memory: what a run's simulator state will take, item by item, and whether this machine may
-//! spend it. Owns the [`Estimate`] (name → bytes), the limit (`sim.memory_limit`, else the
-//! machine's available memory, read once per process) and the refusal, which runs when a run's
-//! plan is made ([`crate::sim::Plan::new`]) — so validation (`--dry-run`, Python `check`) sees
-//! it and a run is refused before anything big is allocated.
-//!
-//! Each structure's size comes from the layer that owns it: a mapping scheme states its
-//! tables (`ftl::MappingCaps::memory`, beside its constructor), a buffer policy its slots
-//! (`buffer::BufferCaps::memory`), the NAND its OOB and per-block state ([`crate::nand::Nand::memory`]),
-//! the device its verify oracle and frozen tracking, the statistics their reuse-distance
-//! structure and series. This file only adds them up, with the sizes of the standard
-//! collections ([`vec_bytes`], [`map_bytes`]) and a fixed base for the process itself.
-//!
-//! The estimate is an upper bound on the peak resident memory of a run
-//! (`crates/flashlab-cli/tests/memory.rs` measures it): items that grow by doubling count their last growth step (old and new
-//! buffers alive together), and items that scale with the run's length use the workload's
-//! bound when the workload states one (generators); for a trace, whose length is unknown
-//! before it is read, they assume `sim::TRACE_CAPACITIES` logical capacities (an estimate, not
-//! a bound, for longer traces).
-
-use crate::config::{Config, Mode, Resolved};
-use crate::error::Error;
+//! Memory, the bottom half: the itemised [`Estimate`] (name → bytes) every layer adds its
+//! structures to, beside its constructor, with the sizes of the standard collections
+//! ([`vec_bytes`], [`grown_vec_bytes`], [`map_bytes`], [`bitmap_bytes`]); what this machine
+//! has (`/proc/meminfo`, read once per process) and what this process peaked at. It imports
+//! nothing from the crate: the layers import it. Summing a run's estimate and admitting it
+//! against the limit is the run plan's job ([`crate::sim::Plan`]).
 
 /// Bytes of the process besides the simulator state: the binary's pages, the allocator, the
 /// latency histograms, results and their JSON text for a short series (measured: a tiny run
@@ -119,84 +103,6 @@ pub fn map_bytes<K, V>(n: u64, grown: bool) -> u64 {
     } else {
         table
     }
-}
-
-/// The whole estimate for a resolved config, given the run's bound (from its workload,
-/// [`crate::sim::Plan`]): every layer's structures plus the base. An error where a layer
-/// cannot be built at all at this size (e.g. a cached mapping table with more entries than its
-/// 32-bit indices hold).
-pub fn estimate(cfg: &Config, r: &Resolved, run: crate::sim::RunBound) -> Result<Estimate, Error> {
-    let mut est = Estimate::default();
-    est.add("base", BASE_BYTES);
-    ftl(cfg, r, &mut est)?;
-    let ctx =
-        crate::buffer::BufferContext { page_size: r.page_size, pages_per_block: r.layout.geo.pages_per_block as u64 };
-    let buffer = crate::buffer::BUFFERS.find(&cfg.buffer.policy)?;
-    (buffer.caps.memory)(&cfg.buffer, &ctx, &mut est);
-    crate::device::Device::memory(cfg, r.logical_pages, r.layout.geo.pages_per_block as u64, run.pages, &mut est);
-    crate::sim::memory(cfg, r, run, &mut est);
-    Ok(est)
-}
-
-/// The FTL's part of the estimate (its mapping scheme's `memory`: tables, GC policy, NAND),
-/// which refuses what the scheme's constructor would: its parameters, the GC policy's and
-/// schedule's, and the spare space they need.
-pub fn ftl(cfg: &Config, r: &Resolved, est: &mut Estimate) -> Result<(), Error> {
-    let verify = cfg.sim.verify || cfg.sim.crash_at.is_some();
-    let timing = (cfg.sim.mode == Mode::Timing).then_some(&cfg.timing);
-    let spec =
-        crate::ftl::FtlSpec { layout: r.layout, logical_pages: r.logical_pages, config: &cfg.ftl, verify, timing };
-    let mapping = crate::ftl::MAPPINGS.find(&cfg.ftl.mapping)?;
-    (mapping.caps.memory)(&spec, est)
-}
-
-/// How much a run may take: `sim.memory_limit` when set (an error above this machine's
-/// physical memory), else the memory available now (`MemAvailable`), else
-/// [`FALLBACK_LIMIT_BYTES`].
-pub fn limit(cfg: &Config) -> Result<u64, Error> {
-    let physical = physical_memory();
-    match (cfg.sim.memory_limit, physical) {
-        (Some(l), Some(p)) if l.0 > p => Err(Error::config(
-            "sim.memory_limit",
-            format!(
-                "{} is above this machine's physical memory ({}): a limit may lower the available memory ({}) or raise it up to the physical memory, not beyond",
-                human_bytes(l.0),
-                human_bytes(p),
-                available_memory().map_or("unknown".into(), human_bytes)
-            ),
-        )),
-        (Some(l), _) => Ok(l.0),
-        (None, _) => Ok(available_memory().unwrap_or(FALLBACK_LIMIT_BYTES)),
-    }
-}
-
-/// The estimate for a run of `run` at most, refused with an error naming its biggest items
-/// when it exceeds [`limit`].
-pub fn check(cfg: &Config, r: &Resolved, run: crate::sim::RunBound) -> Result<Estimate, Error> {
-    let limit = limit(cfg)?;
-    let est = estimate(cfg, r, run)?;
-    let need = est.total();
-    if need > limit {
-        let against = match cfg.sim.memory_limit {
-            Some(_) => format!("sim.memory_limit = {}", human_bytes(limit)),
-            None if available_memory().is_some() => {
-                format!(
-                    "the {} this machine has available (set sim.memory_limit to raise it up to the physical memory)",
-                    human_bytes(limit)
-                )
-            }
-            None => format!("the default limit of {} (/proc/meminfo unreadable)", human_bytes(limit)),
-        };
-        return Err(Error::config(
-            "sim.memory_limit",
-            format!(
-                "simulating this config needs about {} of memory, over {against}; biggest: {}",
-                human_bytes(need),
-                est.describe(3)
-            ),
-        ));
-    }
-    Ok(est)
 }
 
 /// `MemTotal` and `MemAvailable` of `/proc/meminfo` in bytes, read once per process: the one

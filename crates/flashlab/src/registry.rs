@@ -8,8 +8,11 @@
 //! layer's registry; the catalog (`flashlab list`, `flashlab.policies()`), the reference docs,
 //! the config validation and the property tests read the registries, so they need no edit.
 
+use schemars::generate::SchemaSettings;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde_json::{Map, Value};
+
 use crate::error::Error;
-use crate::reference::ParamsFn;
 
 /// One registry line. `B` is the layer's constructor type; `C` its capability flags (`()` for
 /// layers without any).
@@ -19,7 +22,7 @@ pub struct Entry<B: 'static, C: 'static = ()> {
     /// One line for `flashlab list` and the reference.
     pub about: &'static str,
     /// Schema of the parameter table `build` parses (the struct it deserialises, or
-    /// [`crate::reference::no_params`]); the reference docs are generated from it.
+    /// [`no_params`]); the reference docs are generated from it.
     pub params: ParamsFn,
     /// What the layer needs to know about this entry before building it.
     pub caps: C,
@@ -136,9 +139,75 @@ pub fn parse_params<T: serde::de::DeserializeOwned>(table: &str, params: &toml::
 }
 
 /// For entries without parameters: any key in their table is an error.
-pub fn no_params(table: &str, name: &str, params: &toml::Table) -> Result<(), Error> {
+pub fn refuse_params(table: &str, name: &str, params: &toml::Table) -> Result<(), Error> {
     match params.keys().next() {
         Some(k) => Err(Error::config(format!("{table}.{k}"), format!("`{name}` takes no parameters"))),
         None => Ok(()),
     }
+}
+
+/// The schema of a free-form parameter table (`ftl.gc_params`, `[workload]`, …): any keys, each
+/// parsed by the policy the table belongs to. Its keys are listed under "Parameter tables".
+pub struct FreeTable;
+
+impl JsonSchema for FreeTable {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "FreeTable".into()
+    }
+    fn inline_schema() -> bool {
+        true
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        schemars::json_schema!({ "type": "object", "x-free-table": true })
+    }
+}
+
+/// A registry entry's parameter schema: the JSON schema of the struct its parser deserializes
+/// the table into ([`schema_of`]), or [`no_params`].
+pub type ParamsFn = fn() -> Schema;
+
+/// The parameter schema of `T` (for a registry entry's `params` field).
+pub fn schema_of<T: JsonSchema>() -> Schema {
+    SchemaSettings::draft2020_12().for_deserialize().into_generator().into_root_schema_for::<T>()
+}
+
+/// The parameter schema of a policy that takes no parameters.
+pub fn no_params() -> Schema {
+    schemars::json_schema!({ "type": "object", "properties": {} })
+}
+
+/// A parameter written by hand (for tables parsed key by key, such as the generators' common
+/// keys), as a schema property.
+#[derive(Clone, Copy, Debug)]
+pub struct Param {
+    pub name: &'static str,
+    /// Type as shown in the reference.
+    pub ty: &'static str,
+    /// Default as TOML text ("" when there is none).
+    pub default: &'static str,
+    pub unit: &'static str,
+    pub doc: &'static str,
+}
+
+/// A hand-written parameter list as a schema (properties in the given order).
+pub fn params_schema(params: &[Param]) -> Schema {
+    let mut props = Map::new();
+    for p in params {
+        let mut s = Map::new();
+        s.insert("x-type".into(), p.ty.into());
+        if !p.default.is_empty() {
+            let v: toml::Value = format!("v = {}", p.default)
+                .parse::<toml::Table>()
+                .ok()
+                .and_then(|mut t| t.remove("v"))
+                .unwrap_or_else(|| panic!("parameter {}'s default `{}` is not TOML", p.name, p.default));
+            s.insert("default".into(), serde_json::to_value(v).expect("TOML value as JSON"));
+        }
+        if !p.unit.is_empty() {
+            s.insert("x-unit".into(), p.unit.into());
+        }
+        s.insert("description".into(), p.doc.into());
+        props.insert(p.name.into(), Value::Object(s));
+    }
+    Schema::try_from(serde_json::json!({ "type": "object", "properties": props })).expect("an object schema")
 }

@@ -16,7 +16,7 @@ use super::lru::Lru;
 use super::pages::{Entry, EvictPolicy, PageStore, NIL};
 use super::{BufferConfig, BufferContext, WriteBuffer};
 use crate::error::Error;
-use crate::ftl::gc::seglist::SegLists;
+use crate::seglist::SegLists;
 
 /// `[buffer.params]` of `cbm`.
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]

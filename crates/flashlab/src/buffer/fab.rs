@@ -15,7 +15,7 @@ use super::groups::Groups;
 use super::pages::{Buffered, Entry, EvictPolicy, PageStore, NIL};
 use super::{BufferConfig, BufferContext, WriteBuffer};
 use crate::error::Error;
-use crate::ftl::gc::seglist::SegLists;
+use crate::seglist::SegLists;
 
 pub struct Fab {
     groups: Groups,

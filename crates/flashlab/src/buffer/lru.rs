@@ -4,7 +4,7 @@
 use super::pages::{Buffered, Entry, EvictPolicy, PageStore};
 use super::{BufferConfig, BufferContext, WriteBuffer};
 use crate::error::Error;
-use crate::ftl::gc::seglist::{SegLists, NIL};
+use crate::seglist::{SegLists, NIL};
 
 /// Slots from least (head) to most (tail) recently used.
 pub struct Lru {

@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::Error;
 use crate::ftl::{Ftl, ReadOutcome};
 use crate::memory::Estimate;
-use crate::reference::{no_params as no_schema, schema_of};
+use crate::registry::{no_params as no_schema, schema_of};
 use crate::registry::{Entry, Registry};
 use crate::units::{ByteSize, Lpn, Nanos};
 
@@ -126,7 +126,7 @@ pub struct BufferConfig {
     /// Parameters of the buffer policy (see "Parameter tables"): `bplru` `padding`, `cbm`
     /// `block_threshold`, `fab` `read_cache` and `write_clean`; the other policies take none.
     #[serde(default)]
-    #[schemars(with = "crate::reference::FreeTable")]
+    #[schemars(with = "crate::registry::FreeTable")]
     pub params: toml::Table,
 }
 
@@ -289,7 +289,7 @@ pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuf
 
 /// The `[buffer.params]` of a policy without parameters: any key is an error.
 pub(crate) fn no_params(cfg: &BufferConfig) -> Result<(), Error> {
-    crate::registry::no_params("buffer.params", &cfg.policy, &cfg.params)
+    crate::registry::refuse_params("buffer.params", &cfg.policy, &cfg.params)
 }
 
 /// The `[buffer.params]` table parsed into the policy's parameter struct.

@@ -48,7 +48,7 @@ const DEFAULTS: &[(&str, &str)] = &[("loading", "per-miss-entry"), ("recency", "
 
 /// Schema of the `[ftl.mapping_params]` DFTL accepts: [`CacheParams`] with DFTL's defaults.
 pub fn params() -> schemars::Schema {
-    let mut schema = crate::reference::schema_of::<CacheParams>();
+    let mut schema = crate::registry::schema_of::<CacheParams>();
     for (key, value) in DEFAULTS {
         let prop = schema.get_mut("properties").and_then(|p| p.get_mut(*key)).and_then(|p| p.as_object_mut());
         prop.expect("CacheParams has the key").insert("default".into(), (*value).into());

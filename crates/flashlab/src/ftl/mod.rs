@@ -454,7 +454,7 @@ pub struct FtlConfig {
     pub gc: Option<String>,
     /// Parameters of the GC policy (see "Parameter tables").
     #[serde(default)]
-    #[schemars(with = "crate::reference::FreeTable")]
+    #[schemars(with = "crate::registry::FreeTable")]
     pub gc_params: toml::Table,
     /// Erase / GC unit: a block, or a line (superblock: the same block in every plane).
     #[serde(default = "d_unit")]
@@ -468,11 +468,11 @@ pub struct FtlConfig {
     pub gc_schedule: Option<String>,
     /// Parameters of the GC schedule (see "Parameter tables").
     #[serde(default)]
-    #[schemars(with = "crate::reference::FreeTable")]
+    #[schemars(with = "crate::registry::FreeTable")]
     pub gc_schedule_params: toml::Table,
     /// Parameters of the mapping scheme, e.g. a cached table's window (see "Parameter tables").
     #[serde(default)]
-    #[schemars(with = "crate::reference::FreeTable")]
+    #[schemars(with = "crate::registry::FreeTable")]
     pub mapping_params: toml::Table,
 }
 
@@ -588,14 +588,14 @@ pub const MAPPINGS: Registry<MappingBuildFn, MappingCaps> = Registry {
         Entry {
             name: "page",
             about: "page-level mapping, whole table in RAM; GC by a victim policy",
-            params: crate::reference::no_params,
+            params: crate::registry::no_params,
             caps: MappingCaps { gc_policy: true, units: ANY_UNIT, stripings: ANY_STRIPING, memory: page::memory_page },
             build: page::build,
         },
         Entry {
             name: "block",
             about: "block-level mapping per plane; updates copy-merge the block",
-            params: crate::reference::no_params,
+            params: crate::registry::no_params,
             caps: MappingCaps {
                 gc_policy: false,
                 units: BLOCK_UNIT,
@@ -607,7 +607,7 @@ pub const MAPPINGS: Registry<MappingBuildFn, MappingCaps> = Registry {
         Entry {
             name: "bast",
             about: "hybrid: one log block per data block, LRU log replacement (BAST)",
-            params: crate::reference::schema_of::<hybrid::LogParams>,
+            params: crate::registry::schema_of::<hybrid::LogParams>,
             caps: MappingCaps {
                 gc_policy: false,
                 units: BLOCK_UNIT,
@@ -619,7 +619,7 @@ pub const MAPPINGS: Registry<MappingBuildFn, MappingCaps> = Registry {
         Entry {
             name: "fast",
             about: "hybrid: one sequential + fully associative random log blocks (FAST)",
-            params: crate::reference::schema_of::<hybrid::LogParams>,
+            params: crate::registry::schema_of::<hybrid::LogParams>,
             caps: MappingCaps {
                 gc_policy: false,
                 units: BLOCK_UNIT,
@@ -639,7 +639,7 @@ pub const MAPPINGS: Registry<MappingBuildFn, MappingCaps> = Registry {
             name: "wadpm",
             about:
                 "plane-level page mapping, table in flash, LRU cache of entries (Workload-Aware Dynamic Page Mapping)",
-            params: crate::reference::schema_of::<mapcache::CacheParams>,
+            params: crate::registry::schema_of::<mapcache::CacheParams>,
             caps: MappingCaps { gc_policy: true, units: BLOCK_UNIT, stripings: FULL_ONLY, memory: wadpm::memory },
             build: wadpm::build,
         },
@@ -719,6 +719,13 @@ pub fn mapping_names() -> Vec<&'static str> {
 /// list the valid ones.
 pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
     (check(spec.config, spec.layout.unit)?.build)(spec)
+}
+
+/// What the FTL [`build`] would make allocates (its mapping scheme's `memory`: tables, GC
+/// policy, NAND), added to `est`; refuses what the constructor would — its parameters, the GC
+/// policy's and schedule's, the spare space they need — allocating nothing.
+pub fn memory(spec: &FtlSpec, est: &mut crate::memory::Estimate) -> Result<(), Error> {
+    (check(spec.config, spec.layout.unit)?.caps.memory)(spec, est)
 }
 
 /// Convenience for results: NAND counters difference.

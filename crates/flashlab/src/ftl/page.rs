@@ -473,7 +473,7 @@ impl<M: MapTable> PageFtl<M> {
                 return Ok(victims > 0);
             }
             let min_invalid = if victims == 0 { round.min_invalid } else { 0 };
-            let Some(victim) = self.policy.select_victim(&view, pool, min_invalid) else {
+            let Some(victim) = gc::select_victim(self.policy.as_mut(), &view, pool, min_invalid) else {
                 if min_invalid > 0 {
                     return Ok(false);
                 }
@@ -489,11 +489,6 @@ impl<M: MapTable> PageFtl<M> {
                 self.segs.state[victim as usize],
                 gc::SegState::Sealed,
                 "GC policy `{}` chose unsealed segment {victim}",
-                self.policy_name
-            );
-            assert!(
-                pps - self.segs.valid[victim as usize] >= min_invalid,
-                "GC policy `{}` chose segment {victim} with fewer than {min_invalid} invalid pages",
                 self.policy_name
             );
             self.fruitless = if self.segs.valid[victim as usize] == pps { self.fruitless + 1 } else { 0 };

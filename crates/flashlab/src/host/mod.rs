@@ -134,7 +134,7 @@ pub const HOST_LAYERS: Registry<HostBuildFn> = Registry {
     entries: &[Entry {
         name: "passthrough",
         about: "a request covers the pages its byte range touches",
-        params: crate::reference::no_params,
+        params: crate::registry::no_params,
         caps: (),
         build: passthrough::build,
     }],

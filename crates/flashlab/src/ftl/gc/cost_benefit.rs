@@ -5,7 +5,7 @@
 //! segments (O(segments per pool) per victim), as the published policy does; ties go to the
 //! lowest segment id so the choice is deterministic.
 
-use super::{frees_enough, GcPolicy, GcView, SegState};
+use super::{GcPolicy, GcView, SegState};
 use crate::error::Error;
 use crate::nand::Layout;
 
@@ -48,7 +48,7 @@ fn score(valid: u32, pps: u32, age: u64) -> f64 {
 }
 
 impl GcPolicy for CostBenefit {
-    fn select_victim(&mut self, view: &GcView, pool: u32, min_invalid: u32) -> Option<u32> {
+    fn choose(&mut self, view: &GcView, pool: u32) -> Option<u32> {
         let pps = view.layout.pages_per_segment;
         let list = &self.members[pool as usize];
         let mut best: Option<(f64, u32)> = None;
@@ -63,18 +63,17 @@ impl GcPolicy for CostBenefit {
                 best = Some((s, seg));
             }
         }
-        let (_, seg) = best?;
-        if !frees_enough(view, seg, min_invalid) {
-            return None;
-        }
+        best.map(|(_, seg)| seg)
+    }
+
+    fn take(&mut self, _view: &GcView, seg: u32) {
         let i = self.pos[seg as usize] as usize;
-        let list = &mut self.members[pool as usize];
+        let list = &mut self.members[self.pool_of[seg as usize] as usize];
         list.swap_remove(i);
         if let Some(&moved) = list.get(i) {
             self.pos[moved as usize] = i as u32;
         }
         self.pos[seg as usize] = NIL;
-        Some(seg)
     }
 
     fn on_seal(&mut self, _view: &GcView, seg: u32) {

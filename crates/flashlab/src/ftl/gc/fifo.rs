@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use super::{frees_enough, GcPolicy, GcView, SegState};
+use super::{GcPolicy, GcView, SegState};
 use crate::error::Error;
 use crate::nand::Layout;
 
@@ -32,12 +32,13 @@ pub fn build(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>,
 }
 
 impl GcPolicy for Fifo {
-    fn select_victim(&mut self, view: &GcView, pool: u32, min_invalid: u32) -> Option<u32> {
-        let q = &mut self.queues[pool as usize];
-        if !frees_enough(view, *q.front()?, min_invalid) {
-            return None;
-        }
-        q.pop_front()
+    fn choose(&mut self, _view: &GcView, pool: u32) -> Option<u32> {
+        self.queues[pool as usize].front().copied()
+    }
+
+    fn take(&mut self, _view: &GcView, seg: u32) {
+        let taken = self.queues[self.pool_of[seg as usize] as usize].pop_front();
+        debug_assert_eq!(taken, Some(seg), "fifo: took a segment it did not choose");
     }
 
     fn on_seal(&mut self, _view: &GcView, seg: u32) {

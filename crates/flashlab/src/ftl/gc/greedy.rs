@@ -5,10 +5,10 @@
 //! selection scans up from a lowest-non-empty hint, which only moves down between selections.
 //! Ties go to the segment sealed earliest in that bucket (FIFO within a bucket).
 
-use super::seglist::{SegLists, NIL};
-use super::{frees_enough, GcPolicy, GcView, SegState};
+use super::{GcPolicy, GcView, SegState};
 use crate::error::Error;
 use crate::nand::Layout;
+use crate::seglist::{SegLists, NIL};
 
 #[derive(Clone)]
 pub struct Greedy {
@@ -82,23 +82,23 @@ impl Greedy {
 }
 
 impl GcPolicy for Greedy {
-    fn select_victim(&mut self, view: &GcView, pool: u32, min_invalid: u32) -> Option<u32> {
+    fn choose(&mut self, _view: &GcView, pool: u32) -> Option<u32> {
         let base = (pool * (self.pps + 1)) as usize;
         let mut v = self.low_hint[pool as usize];
         while v <= self.pps {
             let seg = self.lists.head(base + v as usize);
             if seg != NIL {
                 self.low_hint[pool as usize] = v;
-                if !frees_enough(view, seg, min_invalid) {
-                    return None;
-                }
-                self.unlink(seg);
                 return Some(seg);
             }
             v += 1;
         }
         self.low_hint[pool as usize] = self.pps + 1;
         None
+    }
+
+    fn take(&mut self, _view: &GcView, seg: u32) {
+        self.unlink(seg);
     }
 
     fn on_seal(&mut self, view: &GcView, seg: u32) {

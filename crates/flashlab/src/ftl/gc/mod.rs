@@ -10,13 +10,11 @@ pub mod analytic;
 pub mod cost_benefit;
 pub mod fifo;
 pub mod greedy;
-pub mod seglist;
 pub mod two_region;
 
 use crate::error::Error;
 use crate::nand::Layout;
-use crate::reference::{self, schema_of};
-use crate::registry::{Entry, Registry};
+use crate::registry::{self, schema_of, Entry, Registry};
 
 /// Life cycle of a segment (block or line).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,13 +42,22 @@ pub struct GcView<'a> {
 
 /// A victim-selection policy.
 pub trait GcPolicy: Send + Sync + dyn_clone::DynClone {
-    /// Pick the next victim among the *sealed* segments of `pool`, or `None` if there is none.
-    /// The returned segment is no longer a candidate (it is about to be collected).
-    ///
-    /// `min_invalid`: if the segment the policy would choose holds fewer invalid pages than
-    /// this, return `None` and change nothing (a GC schedule declines the round, e.g. FEMU's
-    /// background GC skips a victim with less than 1/8 of its pages invalid). 0: any victim.
-    fn select_victim(&mut self, view: &GcView, pool: u32, min_invalid: u32) -> Option<u32>;
+    /// The victim the policy would collect next among the *sealed* segments of `pool`, or
+    /// `None` if there is none. Choosing commits nothing: the mechanism either declines it (a
+    /// round whose first victim must free the schedule's `min_invalid` pages) or takes it
+    /// ([`GcPolicy::take`]) before anything else changes.
+    fn choose(&mut self, view: &GcView, pool: u32) -> Option<u32>;
+
+    /// The segment just chosen is collected: it is no longer a candidate.
+    fn take(&mut self, view: &GcView, seg: u32);
+
+    /// Could this round's first victim free `min_invalid` pages? Asked before
+    /// [`GcPolicy::choose`] when the schedule sets a minimum; `false` only when the choice
+    /// cannot free that many (a policy that tracks it answers without searching). The rule
+    /// itself is the mechanism's: it declines a choice that frees fewer, whatever this says.
+    fn may_free(&mut self, _view: &GcView, _pool: u32, _min_invalid: u32) -> bool {
+        true
+    }
 
     /// Stream for a host write of `lpn`: one of the [`GcShape::streams`] the policy's registry
     /// line declared (stream 0 by default).
@@ -95,6 +102,22 @@ pub trait GcPolicy: Send + Sync + dyn_clone::DynClone {
     }
 }
 dyn_clone::clone_trait_object!(GcPolicy);
+
+/// The next victim of `pool`, the schedule's minimum-invalid rule applied: the policy chooses,
+/// a choice that frees fewer than `min_invalid` pages is declined (`None`, nothing changed), and
+/// otherwise the policy takes it. The one place the rule is applied; the GC mechanism
+/// (`ftl/page.rs`) calls it for every victim.
+pub fn select_victim(policy: &mut dyn GcPolicy, view: &GcView, pool: u32, min_invalid: u32) -> Option<u32> {
+    if min_invalid > 0 && !policy.may_free(view, pool, min_invalid) {
+        return None;
+    }
+    let seg = policy.choose(view, pool)?;
+    if view.layout.pages_per_segment - view.valid[seg as usize] < min_invalid {
+        return None;
+    }
+    policy.take(view, seg);
+    Some(seg)
+}
 
 /// A policy's constructor: the layout and its `[ftl.gc_params]` table.
 pub type GcBuildFn = fn(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error>;
@@ -143,9 +166,9 @@ pub const GC_POLICIES: Registry<GcBuildFn, GcCaps> = Registry {
     title: "GC policies ([ftl] gc)",
     params_table: Some("ftl.gc_params"),
     entries: &[
-        Entry { name: "greedy", about: "fewest valid pages first; O(1) with valid-count buckets", params: reference::no_params, caps: GcCaps { shape: greedy::shape, memory: greedy::memory }, build: greedy::build },
-        Entry { name: "cost-benefit", about: "max (1-u)/2u x age (Rosenblum & Ousterhout, LFS)", params: reference::no_params, caps: GcCaps { shape: cost_benefit::shape, memory: cost_benefit::memory }, build: cost_benefit::build },
-        Entry { name: "fifo", about: "oldest sealed segment first (circular log)", params: reference::no_params, caps: GcCaps { shape: fifo::shape, memory: fifo::memory }, build: fifo::build },
+        Entry { name: "greedy", about: "fewest valid pages first; O(1) with valid-count buckets", params: registry::no_params, caps: GcCaps { shape: greedy::shape, memory: greedy::memory }, build: greedy::build },
+        Entry { name: "cost-benefit", about: "max (1-u)/2u x age (Rosenblum & Ousterhout, LFS)", params: registry::no_params, caps: GcCaps { shape: cost_benefit::shape, memory: cost_benefit::memory }, build: cost_benefit::build },
+        Entry { name: "fifo", about: "oldest sealed segment first (circular log)", params: registry::no_params, caps: GcCaps { shape: fifo::shape, memory: fifo::memory }, build: fifo::build },
         Entry { name: "2r", about: "2R: FIFO scan with threshold, normal/cold regions (Kang et al., VLDB 2020)", params: schema_of::<two_region::Params>, caps: GcCaps { shape: two_region::shape_2r, memory: two_region::memory }, build: two_region::build_2r },
         Entry { name: "2r++", about: "2R++: 2R plus a second-chance 01 region (An & Lee, 2022)", params: schema_of::<two_region::Params>, caps: GcCaps { shape: two_region::shape_2rpp, memory: two_region::memory }, build: two_region::build_2rpp },
     ],
@@ -164,7 +187,7 @@ pub fn build(name: &str, layout: &Layout, params: &toml::Table) -> Result<Box<dy
 /// The shape of a policy without parameters (any key in `[ftl.gc_params]` refused, naming
 /// `name`): one stream, not cold.
 pub(crate) fn without_params(name: &str, params: &toml::Table) -> Result<GcShape, Error> {
-    crate::registry::no_params("ftl.gc_params", name, params)?;
+    crate::registry::refuse_params("ftl.gc_params", name, params)?;
     Ok(GcShape::single())
 }
 
@@ -182,10 +205,4 @@ pub(crate) fn per_pool_members<H>(layout: &Layout, per_segment: u64) -> u64 {
 /// nothing built.
 pub fn shape(name: &str, layout: &Layout, params: &toml::Table) -> Result<GcShape, Error> {
     (GC_POLICIES.find(name)?.caps.shape)(layout, params)
-}
-
-/// Does `seg` hold at least `min_invalid` invalid pages? (For `select_victim`'s `min_invalid`.)
-#[inline]
-pub(crate) fn frees_enough(view: &GcView, seg: u32, min_invalid: u32) -> bool {
-    view.layout.pages_per_segment - view.valid[seg as usize] >= min_invalid
 }

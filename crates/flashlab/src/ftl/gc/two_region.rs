@@ -52,10 +52,10 @@
 
 use serde::Deserialize;
 
-use super::seglist::{SegLists, NIL};
-use super::{frees_enough, GcPolicy, GcView, SegState};
+use super::{GcPolicy, GcView, SegState};
 use crate::error::Error;
 use crate::nand::Layout;
+use crate::seglist::{SegLists, NIL};
 
 /// Which of the two designs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -227,6 +227,17 @@ pub struct TwoRegion {
     first_victims: u64,
     fallback_victims: u64,
     extra_victims: u64,
+    /// The segment [`GcPolicy::choose`] named last, and how it found it, for [`GcPolicy::take`].
+    chosen: Option<Choice>,
+}
+
+/// A chosen victim: whether it starts a round, and whether the scan found it (the next scan
+/// then resumes after it) rather than the fallback.
+#[derive(Clone, Copy, Debug)]
+struct Choice {
+    seg: u32,
+    first: bool,
+    by_scan: bool,
 }
 
 impl TwoRegion {
@@ -264,6 +275,7 @@ impl TwoRegion {
             first_victims: 0,
             fallback_victims: 0,
             extra_victims: 0,
+            chosen: None,
         }
     }
 
@@ -444,7 +456,7 @@ impl TwoRegion {
     }
 
     /// Make `seg` a victim; `resume`: the scan found it, so the next scan starts after it.
-    fn take(&mut self, view: &GcView, seg: u32, resume: bool) -> u32 {
+    fn unlink_victim(&mut self, view: &GcView, seg: u32, resume: bool) {
         let pool = self.pool_of[seg as usize] as usize;
         let valid = view.valid[seg as usize] as u64;
         self.round.valid += valid;
@@ -453,19 +465,15 @@ impl TwoRegion {
             self.cursor[pool] = self.lists.next(seg);
         }
         self.unlink(seg);
-        seg
     }
 
-    /// The first victim of a round, unless it would free fewer than `min_invalid` pages (then
-    /// nothing changes).
-    fn first_victim(&mut self, view: &GcView, pool: usize, min_invalid: u32) -> Option<u32> {
+    /// The victim that would start a round: the first under the threshold in scan order, else
+    /// the fallback's.
+    fn first_choice(&self, view: &GcView, pool: usize) -> Option<Choice> {
         if self.sealed[pool] == 0 {
             return None;
         }
         let limit = self.threshold_valid;
-        if min_invalid > 0 {
-            self.track_min_invalid(min_invalid);
-        }
         // Nothing under the threshold: take the oldest segment (FIFO) or the emptiest, and
         // leave the scan cursor where it was.
         let under = (self.below[pool][0] > 0).then(|| self.scan(pool, |s| view.valid[s as usize] <= limit).0).flatten();
@@ -475,21 +483,12 @@ impl TwoRegion {
             None => match self.fallback {
                 Fallback::Fifo => (self.outside(pool).next().unwrap_or(self.lists.head(pool)), false),
                 Fallback::MinUtilization if self.sealed[pool] > self.window_len[pool] => {
-                    if min_invalid > 0 && self.below[pool][1] == 0 {
-                        return None; // no segment outside the window frees enough
-                    }
                     (self.min_valid_outside_window(view, pool), false)
                 }
                 Fallback::MinUtilization => (self.lists.head(pool), false),
             },
         };
-        if !frees_enough(view, seg, min_invalid) {
-            return None;
-        }
-        self.first_victims += 1;
-        self.fallback_victims += !by_scan as u64;
-        self.round = Round { active: true, pool, cold: self.is_cold_segment(view, seg), ..Round::default() };
-        Some(self.take(view, seg, by_scan))
+        Some(Choice { seg, first: true, by_scan })
     }
 
     fn min_valid_outside_window(&self, view: &GcView, pool: usize) -> u32 {
@@ -535,19 +534,44 @@ impl TwoRegion {
 }
 
 impl GcPolicy for TwoRegion {
-    fn select_victim(&mut self, view: &GcView, pool: u32, min_invalid: u32) -> Option<u32> {
+    fn choose(&mut self, view: &GcView, pool: u32) -> Option<u32> {
         let pool = pool as usize;
-        if self.round_done() {
-            return self.first_victim(view, pool, min_invalid);
+        let extra = if self.round_done() { None } else { self.extra_candidate(view, pool) };
+        // No extra victim while the mechanism still needs space: this round is over, start the next.
+        self.chosen = match extra {
+            Some(seg) => Some(Choice { seg, first: false, by_scan: true }),
+            None => self.first_choice(view, pool),
+        };
+        self.chosen.map(|c| c.seg)
+    }
+
+    fn take(&mut self, view: &GcView, seg: u32) {
+        let c = self.chosen.take().expect("2r: take without choose");
+        debug_assert_eq!(c.seg, seg, "2r: took a segment it did not choose");
+        if c.first {
+            self.first_victims += 1;
+            self.fallback_victims += !c.by_scan as u64;
+            let pool = self.pool_of[seg as usize] as usize;
+            self.round = Round { active: true, pool, cold: self.is_cold_segment(view, seg), ..Round::default() };
+        } else {
+            self.extra_victims += 1;
         }
-        match self.extra_candidate(view, pool) {
-            Some(seg) => {
-                self.extra_victims += 1;
-                Some(self.take(view, seg, true))
-            }
-            // The mechanism still needs space: this round is over, start the next.
-            None => self.first_victim(view, pool, min_invalid),
+        self.unlink_victim(view, seg, c.by_scan);
+    }
+
+    /// With the minimum-utilisation fallback the round's first victim is the emptiest segment
+    /// outside the window; the per-pool count of those that free `min_invalid` pages answers
+    /// without the scan.
+    fn may_free(&mut self, _view: &GcView, pool: u32, min_invalid: u32) -> bool {
+        let pool = pool as usize;
+        if self.sealed[pool] == 0 {
+            return true;
         }
+        self.track_min_invalid(min_invalid);
+        let by_fallback = self.below[pool][0] == 0
+            && self.fallback == Fallback::MinUtilization
+            && self.sealed[pool] > self.window_len[pool];
+        !(by_fallback && self.below[pool][1] == 0)
     }
 
     fn gc_stream(&self, view: &GcView, victim: u32) -> usize {
@@ -579,7 +603,7 @@ impl GcPolicy for TwoRegion {
     }
 
     /// More victims while the stop rule does not hold and the round's region still has an
-    /// eligible segment (a read-only scan; `select_victim` repeats it).
+    /// eligible segment (a read-only scan; `choose` repeats it).
     fn continue_round(&self, view: &GcView, _victims: u32) -> bool {
         let pool = self.round.pool;
         !self.round_done() && self.extra_candidate(view, pool).is_some()
@@ -758,7 +782,7 @@ mod tests {
         /// Select a victim that frees at least `min_invalid` pages.
         fn select_freeing(&mut self, min_invalid: u32) -> Option<u32> {
             let v = view_of(&self.layout, &self.valid, &self.state, &self.stream, &self.sealed_at);
-            let s = self.policy.select_victim(&v, 0, min_invalid)?;
+            let s = crate::ftl::gc::select_victim(&mut self.policy, &v, 0, min_invalid)?;
             self.state[s as usize] = SegState::Free;
             self.valid[s as usize] = 0;
             Some(s)

@@ -36,7 +36,7 @@ pub struct Watermark {
 
 /// Schema of [`Params`], the keys [`build`] accepts.
 pub(super) fn params() -> schemars::Schema {
-    crate::reference::schema_of::<Params>()
+    crate::registry::schema_of::<Params>()
 }
 
 pub fn build(ctx: &ScheduleContext, params: &toml::Table) -> Result<Box<dyn GcSchedule>, Error> {

@@ -532,7 +532,7 @@ impl Picker for OltpPicker {
 /// Build `model` from the `[workload]` table.
 /// Schema of the keys both OLTP models accept besides the common ones.
 pub(super) fn params() -> schemars::Schema {
-    crate::reference::schema_of::<OltpKeys>()
+    crate::registry::schema_of::<OltpKeys>()
 }
 
 pub fn build_model(model: &Model, params: toml::Table, ctx: &GenContext) -> Result<Box<dyn Workload>, Error> {

@@ -35,7 +35,7 @@ pub const COMMON_KEYS: &[&str] = &[
 
 /// The common keys documented (`docs/config.md`, `flashlab config show`); the same names as
 /// [`COMMON_KEYS`], in the same order (a test checks).
-pub const COMMON_PARAMS: &[crate::reference::Param] = &[
+pub const COMMON_PARAMS: &[crate::registry::Param] = &[
     param("volume", "size", "", "bytes", "Stop after requesting this many bytes. Give at most one of `volume`, `requests`, `volume_ratio`, `capacity_multiple`; default: the footprint once."),
     param("requests", "integer", "", "", "Stop after this many requests."),
     param("volume_ratio", "number", "", "× footprint", "Stop after requesting this multiple of the footprint's bytes."),
@@ -56,8 +56,8 @@ const fn param(
     default: &'static str,
     unit: &'static str,
     doc: &'static str,
-) -> crate::reference::Param {
-    crate::reference::Param { name, ty, default, unit, doc }
+) -> crate::registry::Param {
+    crate::registry::Param { name, ty, default, unit, doc }
 }
 
 /// The keys that say how long the stream is; at most one may be given.

@@ -26,7 +26,7 @@ use crate::workload::Op;
 pub(crate) const FORMAT_DISKSIM: FormatEntry = Entry {
     name: "disksim",
     about: "DiskSim ASCII: time(ms) devno blkno(512 B sectors) bcount(sectors) flags(hex, bit 0 = read)",
-    params: crate::reference::no_params,
+    params: crate::registry::no_params,
     caps: FormatCaps { device_column: Some("devno"), time_unit_override: true, detect: Detect::Sniff(sniff_disksim) },
     build: Opener(open_disksim),
 };
@@ -35,7 +35,7 @@ pub(crate) const FORMAT_DISKSIM: FormatEntry = Entry {
 pub(crate) const FORMAT_MQSIM: FormatEntry = Entry {
     name: "mqsim",
     about: "MQSim ASCII: time(ns) device lba(512 B sectors) size(sectors) type(1 = read, 0 = write)",
-    params: crate::reference::no_params,
+    params: crate::registry::no_params,
     caps: FormatCaps { device_column: Some("device"), time_unit_override: true, detect: Detect::Sniff(sniff_mqsim) },
     build: Opener(open_mqsim),
 };
@@ -44,7 +44,7 @@ pub(crate) const FORMAT_MQSIM: FormatEntry = Entry {
 pub(crate) const FORMAT_SSDSIM: FormatEntry = Entry {
     name: "ssdsim",
     about: "SSDsim ASCII: time(ns) device lba(512 B sectors) size(sectors) op(1 = read, 0 = write)",
-    params: crate::reference::no_params,
+    params: crate::registry::no_params,
     caps: FormatCaps { device_column: Some("device"), time_unit_override: true, detect: Detect::Sniff(sniff_ssdsim) },
     build: Opener(open_ssdsim),
 };

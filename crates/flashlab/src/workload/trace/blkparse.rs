@@ -39,7 +39,7 @@ pub(crate) const FORMAT: FormatEntry = Entry {
     name: "blkparse",
     about:
         "blkparse default text output; D (dispatch) events: maj,min cpu seq time(s) pid D rwbs sector + count [process]",
-    params: crate::reference::no_params,
+    params: crate::registry::no_params,
     caps: FormatCaps { device_column: Some("dev"), time_unit_override: false, detect: Detect::Sniff(sniff_blkparse) },
     build: Opener(open),
 };

@@ -27,7 +27,7 @@ use crate::workload::Op;
 pub(crate) const FORMAT: FormatEntry = Entry {
     name: "blkrq",
     about: "block_rq_issue tracepoint text: `#` header line, then time_us op(R/W) offset_bytes length_bytes",
-    params: crate::reference::no_params,
+    params: crate::registry::no_params,
     caps: FormatCaps { device_column: None, time_unit_override: false, detect: Detect::Sniff(sniff_blkrq) },
     build: Opener(open),
 };

@@ -24,7 +24,7 @@ use crate::registry::Entry;
 pub(crate) const FORMAT: FormatEntry = Entry {
     name: "cloudphysics",
     about: "CloudPhysics CSV (libCacheSim): header version,time,op,size,lbn; time s, op SCSI hex, size B, lbn 512 B sectors",
-    params: crate::reference::no_params,
+    params: crate::registry::no_params,
     caps: FormatCaps { device_column: None, time_unit_override: false, detect: Detect::Sniff(sniff_cloudphysics) },
     build: Opener(open),
 };

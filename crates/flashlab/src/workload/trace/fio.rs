@@ -27,7 +27,7 @@ use crate::workload::Op;
 pub(crate) const FORMAT: FormatEntry = Entry {
     name: "fio",
     about: "fio iolog v2/v3 (header `fio version N iolog`): [ms] filename action [offset length]; v2 `wait` advances time (µs)",
-    params: crate::reference::no_params,
+    params: crate::registry::no_params,
     caps: FormatCaps { device_column: None, time_unit_override: false, detect: Detect::Sniff(sniff_fio) },
     build: Opener(open),
 };

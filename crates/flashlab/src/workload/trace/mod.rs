@@ -109,7 +109,7 @@ fn d_repeat() -> u32 {
 
 /// Schema of the `[workload]` keys of a trace (`TABLE_KEYS`, parsed into `RawOptions`).
 pub fn params() -> schemars::Schema {
-    crate::reference::schema_of::<RawOptions>()
+    crate::registry::schema_of::<RawOptions>()
 }
 
 impl TraceOptions {

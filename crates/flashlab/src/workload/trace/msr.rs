@@ -23,7 +23,7 @@ use crate::workload::Op;
 pub(crate) const FORMAT: FormatEntry = Entry {
     name: "msr",
     about: "MSR Cambridge CSV, no header: Timestamp(100 ns FILETIME),Hostname,DiskNumber,Type(Read/Write),Offset(B),Size(B),ResponseTime",
-    params: crate::reference::no_params,
+    params: crate::registry::no_params,
     caps: FormatCaps { device_column: Some("disk_number"), time_unit_override: false, detect: Detect::Sniff(sniff_msr) },
     build: Opener(open),
 };

@@ -28,7 +28,7 @@ use crate::workload::Op;
 pub(crate) const FORMAT: FormatEntry = Entry {
     name: "csv",
     about: "flashlab plain CSV with a header: op(R/W/T),offset(B),size(B)[,time_ns|time_us|time_ms|time_s][,device]",
-    params: crate::reference::no_params,
+    params: crate::registry::no_params,
     caps: FormatCaps { device_column: Some("device"), time_unit_override: false, detect: Detect::Sniff(sniff_csv) },
     build: Opener(open),
 };

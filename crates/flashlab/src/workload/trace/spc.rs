@@ -22,7 +22,7 @@ use crate::workload::Op;
 pub(crate) const FORMAT: FormatEntry = Entry {
     name: "spc",
     about: "UMass SPC CSV (Financial, WebSearch): ASU,LBA(512 B sectors),Size(B),Opcode(r/w),Timestamp(s)",
-    params: crate::reference::no_params,
+    params: crate::registry::no_params,
     caps: FormatCaps { device_column: Some("asu"), time_unit_override: false, detect: Detect::Sniff(sniff_spc) },
     build: Opener(open),
 };

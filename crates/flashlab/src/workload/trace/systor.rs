@@ -21,7 +21,7 @@ use crate::workload::Op;
 pub(crate) const FORMAT: FormatEntry = Entry {
     name: "systor",
     about: "SYSTOR'17 CSV: header Timestamp,Response,IOType,LUN,Offset,Size; epoch s, R/W, bytes",
-    params: crate::reference::no_params,
+    params: crate::registry::no_params,
     caps: FormatCaps { device_column: Some("lun"), time_unit_override: false, detect: Detect::Sniff(sniff_systor) },
     build: Opener(open),
 };

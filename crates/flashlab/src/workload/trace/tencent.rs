@@ -25,7 +25,7 @@ use crate::workload::Op;
 pub(crate) const FORMAT: FormatEntry = Entry {
     name: "tencent",
     about: "Tencent CBS CSV, no header: Timestamp(epoch s),Offset(512 B sectors),Size(sectors),IOType(0 = read, 1 = write),VolumeID",
-    params: crate::reference::no_params,
+    params: crate::registry::no_params,
     caps: FormatCaps { device_column: Some("volume_id"), time_unit_override: false, detect: Detect::Sniff(sniff_tencent) },
     build: Opener(open),
 };

@@ -25,7 +25,7 @@ use crate::registry::Entry;
 pub(crate) const FORMAT: FormatEntry = Entry {
     name: "vscsi",
     about: "binary VSCSI v1 (CloudPhysics): 32-byte LE records sn,len(B),nSG,cmd(SCSI),ver,lbn(512 B sectors),ts(µs)",
-    params: crate::reference::no_params,
+    params: crate::registry::no_params,
     caps: FormatCaps { device_column: None, time_unit_override: false, detect: Detect::Extension("vscsi") },
     build: Opener(open),
 };

@@ -25,7 +25,7 @@ use crate::workload::Op;
 pub(crate) const FORMAT: FormatEntry = Entry {
     name: "wiscsee",
     about: "WiscSee blkparse-derived events: pid action(D/C) op(read/write/discard) offset(B) size(B) time(s) delta(s) sync; D lines",
-    params: crate::reference::no_params,
+    params: crate::registry::no_params,
     caps: FormatCaps { device_column: None, time_unit_override: false, detect: Detect::Sniff(sniff_wiscsee) },
     build: Opener(open),
 };

@@ -18,7 +18,7 @@ use crate::buffer;
 use crate::config::{Config, Mode, Resolved};
 use crate::device::{Device, FlashState};
 use crate::error::{Error, Location};
-use crate::ftl::{self, FtlCounters, FtlSpec, GcReport, HybridReport, MappingReport};
+use crate::ftl::{self, FtlCounters, GcReport, HybridReport, MappingReport};
 use crate::hint::UPDATE_AHEAD;
 use crate::host::{self, Arrival, HostLayer, OutOfRange};
 use crate::nand::{NandCounters, Wear};
@@ -26,7 +26,10 @@ use crate::results::*;
 use crate::stats::series::Sample;
 use crate::stats::{Histogram, Series};
 use crate::units::{Lpn, Nanos};
-use crate::workload::{gen, trace, GenContext, Op, Request, Workload};
+use crate::workload::{Op, Request, Workload};
+
+mod plan;
+pub use plan::{build_workload, estimate, memory_limit, validate, Plan, RunBound, TRACE_CAPACITIES};
 
 /// Receives progress updates (the CLI draws a bar; the library does no I/O).
 pub trait Progress {
@@ -64,10 +67,8 @@ fn build_device_on(cfg: &Config, r: &Resolved, flash: Option<FlashState>) -> Res
     let mut dev = match flash {
         Some(f) => Device::from_flash(buffer, f, r.page_size, cfg.sim.check),
         None => {
-            let timing = (cfg.sim.mode == Mode::Timing).then_some(&cfg.timing);
-            let verify = cfg.sim.verify || cfg.sim.crash_at.is_some();
-            let spec = FtlSpec { layout: r.layout, logical_pages: r.logical_pages, config: &cfg.ftl, verify, timing };
-            Device::new(buffer, ftl::build(&spec)?, r.page_size, verify, cfg.sim.check)
+            let spec = cfg.ftl_spec(r);
+            Device::new(buffer, ftl::build(&spec)?, r.page_size, spec.verify, cfg.sim.check)
         }
     };
     if cfg.host.out_of_range == OutOfRange::Compact {
@@ -93,121 +94,6 @@ fn build_buffer(cfg: &Config, r: &Resolved) -> Result<Box<dyn buffer::WriteBuffe
     )
 }
 
-/// A configuration validated once, with everything a run derives from it: the resolved
-/// geometry and capacities (the FTL's parameters and spare space checked,
-/// [`Config::resolve`]), the host layer and buffer checked, the workload built (its parameters
-/// parsed, a trace opened) and its bound, and the memory estimate admitted against the limit.
-/// `run`, `--dry-run`, `config show` and Python's `check` and `run` all go through it; the run
-/// takes the workload built here rather than building another.
-pub struct Plan {
-    cfg: Config,
-    resolved: Resolved,
-    bound: RunBound,
-    estimate: crate::memory::Estimate,
-    workload: Box<dyn Workload>,
-}
-
-impl Plan {
-    /// Validate `cfg`; an error about a key names the file line or override that set it.
-    pub fn new(cfg: Config) -> Result<Plan, Error> {
-        Plan::parts(&cfg).map_err(|e| cfg.attribute(e)).map(|(resolved, bound, estimate, workload)| Plan {
-            cfg,
-            resolved,
-            bound,
-            estimate,
-            workload,
-        })
-    }
-
-    #[allow(clippy::type_complexity)]
-    fn parts(cfg: &Config) -> Result<(Resolved, RunBound, crate::memory::Estimate, Box<dyn Workload>), Error> {
-        let r = cfg.resolve()?;
-        host::build(&cfg.host)?;
-        build_buffer(cfg, &r)?;
-        let workload = build_workload(cfg, &r)?;
-        let bound = bound_of(cfg, &r, workload.as_ref());
-        let estimate = crate::memory::check(cfg, &r, bound)?;
-        Ok((r, bound, estimate, workload))
-    }
-
-    /// The configuration.
-    pub fn config(&self) -> &Config {
-        &self.cfg
-    }
-
-    /// Its geometry and capacities.
-    pub fn resolved(&self) -> &Resolved {
-        &self.resolved
-    }
-
-    /// What the run may take at most (requests, host pages).
-    pub fn bound(&self) -> RunBound {
-        self.bound
-    }
-
-    /// The memory estimate the run was admitted with.
-    pub fn estimate(&self) -> &crate::memory::Estimate {
-        &self.estimate
-    }
-
-    /// Run the simulation.
-    pub fn run(self, progress: &mut dyn Progress) -> Result<Results, Error> {
-        self.run_on(None, progress)
-    }
-
-    /// [`Plan::run`] on a copy of a preconditioned flash ([`run_from`]).
-    pub fn run_from(self, state: &Preconditioned, progress: &mut dyn Progress) -> Result<Results, Error> {
-        self.run_on(Some(state), progress)
-    }
-
-    fn run_on(self, state: Option<&Preconditioned>, progress: &mut dyn Progress) -> Result<Results, Error> {
-        let Plan { cfg, resolved, workload, .. } = self;
-        run_parts(&cfg, &resolved, workload, state, progress).map_err(|e| cfg.attribute(e))
-    }
-}
-
-/// Everything a run would refuse, checked without simulating or allocating the device: a
-/// [`Plan`] made and dropped.
-pub fn validate(cfg: &Config) -> Result<(), Error> {
-    Plan::new(cfg.clone()).map(|_| ())
-}
-
-/// What a run of `cfg` may take at most, when its workload says (generators): requests, and
-/// host pages (each request touches its bytes in pages, plus two partial pages unless requests
-/// are aligned to pages).
-#[derive(Clone, Copy, Debug)]
-pub struct RunBound {
-    pub requests: u64,
-    pub pages: u64,
-}
-
-/// The run's bound, from its workload (built, not run). A trace is not read ahead: then
-/// [`TRACE_CAPACITIES`] times the logical capacity, in requests and in pages.
-fn bound_of(cfg: &Config, r: &Resolved, workload: &dyn Workload) -> RunBound {
-    let assumed = RunBound {
-        requests: r.logical_pages.saturating_mul(TRACE_CAPACITIES),
-        pages: r.logical_pages.saturating_mul(TRACE_CAPACITIES),
-    };
-    if cfg.workload.get("kind").and_then(|k| k.as_str()) == Some("trace") {
-        return assumed;
-    }
-    let Some(b) = workload.bound() else { return assumed };
-    let partial = if b.align.is_multiple_of(r.page_size) { 0 } else { b.requests.saturating_mul(2) };
-    let pages = (b.bytes / r.page_size).saturating_add(partial);
-    RunBound { requests: b.requests, pages }
-}
-
-/// Series samples and points: a 48-byte sample, its 88-byte point in the results and its
-/// pretty JSON text in results.json (about 240 bytes); measured about 180 bytes a point of
-/// peak resident memory in all (`tests/memory.rs`).
-const SERIES_POINT_BYTES: u64 = 384;
-
-/// A trace's length is not known before it is read: run-length structures of a trace run are
-/// estimated for this many times the logical capacity of page writes and requests (the series
-/// at a fixed `sim.interval_writes`, the closed-loop queue), unless the queue depth or the
-/// interval count bounds them lower. An estimate, not a bound, for longer traces.
-pub const TRACE_CAPACITIES: u64 = 64;
-
 /// Whether requests issue at their own times (`host.arrival`: open, or auto with a trace) rather
 /// than when a queue slot frees.
 pub fn open_loop(cfg: &Config) -> bool {
@@ -216,61 +102,6 @@ pub fn open_loop(cfg: &Config) -> bool {
         Arrival::Closed => false,
         Arrival::Auto => cfg.workload.get("kind").and_then(|k| k.as_str()) == Some("trace"),
     }
-}
-
-/// What the simulation loop allocates: the closed-loop queue (timing mode: one completion
-/// time per outstanding request, at most the depth), the series, and the reuse-distance
-/// structure over the pages the run can touch.
-pub fn memory(cfg: &Config, r: &Resolved, run: RunBound, est: &mut crate::memory::Estimate) {
-    use crate::memory::grown_vec_bytes;
-    if cfg.sim.mode == Mode::Timing && !open_loop(cfg) {
-        let outstanding = (cfg.host.queue_depth as u64).min(run.requests).saturating_add(1);
-        est.add("host queue", grown_vec_bytes::<u64>(outstanding));
-    }
-    let samples = match cfg.sim.interval_writes {
-        Some(step) => run.pages / step.max(1),
-        None => (cfg.sim.intervals as u64).saturating_mul(4).min(run.pages),
-    }
-    .saturating_add(2);
-    est.add("series", samples.saturating_mul(SERIES_POINT_BYTES));
-    if cfg.sim.reuse_distance {
-        let pages = match cfg.host.out_of_range {
-            OutOfRange::Compact => r.layout.total_pages() as u64,
-            _ => r.logical_pages,
-        };
-        est.add("reuse distance", crate::stats::ReuseDistance::memory(pages.min(run.pages)));
-    }
-}
-
-/// Build the workload named by `[workload] kind`.
-pub fn build_workload(cfg: &Config, r: &Resolved) -> Result<Box<dyn Workload>, Error> {
-    let wl = open_workload(cfg, r).map_err(|e| cfg.attribute(e))?;
-    Ok(match cfg.host.max_request {
-        Some(max) => Box::new(host::Split::new(wl, max.0)),
-        None => wl,
-    })
-}
-
-fn open_workload(cfg: &Config, r: &Resolved) -> Result<Box<dyn Workload>, Error> {
-    let mut table = cfg.workload.clone();
-    let kind = match table.remove("kind") {
-        Some(toml::Value::String(k)) => k,
-        _ => return Err(Error::config("workload.kind", "missing: name a generator or `trace`")),
-    };
-    if kind == "trace" {
-        let opts = trace::TraceOptions::from_table(&table, &cfg.source)?;
-        return trace::open(&opts).map_err(|e| match e {
-            Error::Io { .. } => Error::config("workload.path", e.to_string()),
-            e => e,
-        });
-    }
-    let ctx = GenContext {
-        capacity_bytes: r.logical_pages * r.page_size,
-        page_size: r.page_size,
-        seed: derive_seed(cfg.seed, "workload"),
-        source: cfg.source.clone(),
-    };
-    gen::build(&kind, table, &ctx)
 }
 
 /// Run a whole simulation: [`Plan::new`], then [`Plan::run`].

@@ -1,6 +1,7 @@
-//! Intrusive doubly linked lists of segments over flat arrays: several lists (buckets, pools)
-//! share one `next` / `prev` pair per segment, and a segment is in at most one list. O(1) push
-//! and unlink; the GC policies keep their candidate orders in these.
+//! Intrusive doubly linked lists of items over flat arrays: several lists (buckets, pools)
+//! share one `next` / `prev` pair per item, and an item is in at most one list. O(1) push and
+//! unlink. The GC policies keep their candidate segments in these and the block-level buffers
+//! their blocks, so the structure sits at the bottom of the crate, below both layers.
 
 pub const NIL: u32 = u32::MAX;
 
