@@ -209,7 +209,7 @@ FtlCounters = TypedDict("FtlCounters", {
     "unmapped_reads": int,
 })
 
-#: What GC did, by write stream (see [`gc::GcPolicy::stream_names`]).
+#: What GC did, by write stream (see [`gc::GcShape`]).
 GcReport = TypedDict("GcReport", {
     #: Policy-specific counters.
     "extra": Dict[str, int],

@@ -277,12 +277,12 @@ struct TraceShape {
 /// `page_bytes`, a partial page counting as one, as the simulator counts them).
 fn trace_shape(path: &str, block_bytes: u64, page_bytes: u64) -> Result<TraceShape, Error> {
     let mut wl = trace::open(&TraceOptions::new(path))?;
-    let mut blocks = flashlab::fastmap::with_capacity::<u64, ()>(1 << 16);
+    let mut blocks = std::collections::HashSet::with_capacity(1 << 16);
     let mut page_writes = 0;
     while let Some(r) = wl.next_request()? {
         let end = r.offset + r.len - 1;
         for b in r.offset / block_bytes..=end / block_bytes {
-            blocks.insert(b, ());
+            blocks.insert(b);
         }
         if r.op == Op::Write {
             page_writes += end / page_bytes - r.offset / page_bytes + 1;

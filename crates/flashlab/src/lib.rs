@@ -12,7 +12,7 @@ pub mod catalog;
 pub mod config;
 pub mod device;
 pub mod error;
-pub mod fastmap;
+pub(crate) mod fastmap;
 pub mod ftl;
 pub mod hint;
 pub mod host;

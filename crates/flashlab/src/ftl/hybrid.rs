@@ -47,7 +47,7 @@
 
 use std::collections::VecDeque;
 
-use super::{Ftl, FtlCounters, FtlSpec, HybridReport, ReadOutcome, Striping};
+use super::{Ftl, FtlCounters, FtlFastPath, FtlReports, FtlSpec, HybridReport, ReadOutcome, Striping};
 use crate::error::Error;
 use crate::fastmap::FastMap;
 use crate::nand::{GcUnit, Nand};
@@ -1044,10 +1044,6 @@ impl<S: LogScheme> Ftl for LogBlockFtl<S> {
         self.check()
     }
 
-    fn fill_sequential(&mut self, first_tag: u32) -> Result<bool, Error> {
-        self.fill(first_tag)
-    }
-
     fn mapped_ppn(&self, lpn: Lpn) -> Option<Ppn> {
         let ppn = self.loc[lpn.index()];
         (ppn != NONE).then_some(Ppn(ppn))
@@ -1056,7 +1052,15 @@ impl<S: LogScheme> Ftl for LogBlockFtl<S> {
     fn table_bytes(&self) -> u64 {
         self.table_bytes_used()
     }
+}
 
+impl<S: LogScheme> FtlFastPath for LogBlockFtl<S> {
+    fn fill_sequential(&mut self, first_tag: u32) -> Result<bool, Error> {
+        self.fill(first_tag)
+    }
+}
+
+impl<S: LogScheme> FtlReports for LogBlockFtl<S> {
     fn hybrid_report(&self) -> Option<HybridReport> {
         Some(self.report)
     }

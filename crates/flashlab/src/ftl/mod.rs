@@ -28,6 +28,7 @@ pub mod mapcache;
 pub mod maptable;
 pub mod page;
 pub mod schedule;
+mod streams;
 pub mod wadpm;
 
 use serde::{Deserialize, Serialize};
@@ -91,7 +92,7 @@ impl FtlCounters {
     }
 }
 
-/// What GC did, by write stream (see [`gc::GcPolicy::stream_names`]).
+/// What GC did, by write stream (see [`gc::GcShape`]).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GcReport {
     /// The GC victim policy (`ftl.gc`).
@@ -219,8 +220,11 @@ pub fn fallback_share(extra: &std::collections::BTreeMap<String, u64>, victims: 
     (victims > 0).then(|| f as f64 / victims as f64)
 }
 
-/// A flash translation layer.
-pub trait Ftl: Send + Sync + dyn_clone::DynClone {
+/// A flash translation layer: the core operations every scheme implements. The fast paths
+/// ([`FtlFastPath`]) and the reports ([`FtlReports`]) are optional: every method there has a
+/// default, so a scheme without them writes `impl FtlFastPath for MyFtl {}` and
+/// `impl FtlReports for MyFtl {}`.
+pub trait Ftl: FtlFastPath + FtlReports + Send + Sync + dyn_clone::DynClone {
     /// Read logical page `lpn` issued at `t`.
     fn read(&mut self, lpn: Lpn, t: Nanos) -> Result<ReadOutcome, Error>;
     /// Write logical page `lpn` carrying version `tag`, issued at `t`; returns completion.
@@ -249,6 +253,32 @@ pub trait Ftl: Send + Sync + dyn_clone::DynClone {
     fn after_request(&mut self, _t: Nanos) -> Result<bool, Error> {
         Ok(false)
     }
+    /// Physical page holding `lpn`'s current data, if it has one (tests compare mappings).
+    fn mapped_ppn(&self, lpn: Lpn) -> Option<Ppn>;
+    /// Logical pages exported to the host.
+    fn logical_pages(&self) -> u64;
+    fn counters(&self) -> FtlCounters;
+    /// `counters().host_writes`, without copying the other counters (asked after every request).
+    fn host_writes(&self) -> u64 {
+        self.counters().host_writes
+    }
+    fn nand(&self) -> &Nand;
+    fn nand_mut(&mut self) -> &mut Nand;
+    /// O(device) invariant check (check mode, tests).
+    fn validate(&self) -> Result<(), String>;
+    /// Bytes of mapping state held in controller RAM.
+    fn table_bytes(&self) -> u64;
+    /// The measured phase starts (after preconditioning): what follows a page from one event to
+    /// a later one counts only events of this phase from now on — `GcReport::returned` counts
+    /// the return of a page moved into the cold region after this call, not before, so it stays
+    /// a subset of the phase's `moved_into_cold`. Default: nothing to reset.
+    fn start_measure(&mut self) {}
+}
+
+/// An FTL's optional fast paths: batched untimed writes, a direct sequential fill and cache
+/// prefetching. Each either changes nothing and says so (`Ok(false)`), or leaves exactly the
+/// state the page-by-page [`Ftl`] operations would; the defaults do nothing.
+pub trait FtlFastPath {
     /// Accounting's fast path: host write requests of one page each, the first `n` of `lpns`,
     /// `lpns[i]` carrying tag `first_tag + i`, in order, each issued at `t` and followed by
     /// [`Ftl::after_request`] at `t` — the state and counters [`Ftl::write`] plus
@@ -278,8 +308,11 @@ pub trait Ftl: Send + Sync + dyn_clone::DynClone {
     /// likely in the cache: start fetching what its update touches next (the old page's
     /// validity and its block's counters). Changes nothing. Default: nothing to do.
     fn prefetch_update(&self, _lpn: Lpn) {}
-    /// Physical page holding `lpn`'s current data, if it has one (tests compare mappings).
-    fn mapped_ppn(&self, lpn: Lpn) -> Option<Ppn>;
+}
+
+/// What an FTL reports beyond [`FtlCounters`]; each scheme fills in what it has, the defaults
+/// report nothing.
+pub trait FtlReports {
     /// Physical pages the FTL keeps from holding data in steady state: the GC schedule's
     /// reserve of free segments and the open segments of write streams beyond the first (their
     /// unwritten pages), counted whole. `None` for schemes whose spare space is not one pool of
@@ -287,24 +320,6 @@ pub trait Ftl: Send + Sync + dyn_clone::DynClone {
     fn held_pages(&self) -> Option<u64> {
         None
     }
-    /// Logical pages exported to the host.
-    fn logical_pages(&self) -> u64;
-    fn counters(&self) -> FtlCounters;
-    /// `counters().host_writes`, without copying the other counters (asked after every request).
-    fn host_writes(&self) -> u64 {
-        self.counters().host_writes
-    }
-    fn nand(&self) -> &Nand;
-    fn nand_mut(&mut self) -> &mut Nand;
-    /// O(device) invariant check (check mode, tests).
-    fn validate(&self) -> Result<(), String>;
-    /// Bytes of mapping state held in controller RAM.
-    fn table_bytes(&self) -> u64;
-    /// The measured phase starts (after preconditioning): what follows a page from one event to
-    /// a later one counts only events of this phase from now on — `GcReport::returned` counts
-    /// the return of a page moved into the cold region after this call, not before, so it stays
-    /// a subset of the phase's `moved_into_cold`. Default: nothing to reset.
-    fn start_measure(&mut self) {}
     /// GC activity by stream; mapping schemes without a victim policy return the default.
     fn gc_report(&self) -> GcReport {
         GcReport::default()

@@ -17,9 +17,8 @@ use super::alloc::Segments;
 use super::gc::{self, GcPolicy};
 use super::maptable::{MapTable, Resident};
 use super::schedule::{self, GcSchedule, Round, ScheduleContext};
-use super::{
-    Flow, Ftl, FtlCounters, FtlSpec, GcReport, MappingReport, ReadOutcome, StreamPages, Striping, RETURN_AGE_EDGES,
-};
+use super::streams::StreamTrack;
+use super::{Ftl, FtlCounters, FtlFastPath, FtlReports, FtlSpec, GcReport, MappingReport, ReadOutcome, Striping};
 use crate::error::Error;
 use crate::nand::{Nand, NandCounters};
 use crate::units::{Lpn, Nanos, Ppn};
@@ -55,28 +54,8 @@ pub struct PageFtl<M = Resident> {
     pool_valid_limit: u64,
     in_gc: bool,
     counters: FtlCounters,
-    /// Pages moved by GC from stream `i` to stream `j`, at `i * streams + j`.
-    flows: Vec<u64>,
-    cold_stream: Vec<bool>,
-    /// Per 64 logical pages, two bit sets side by side (one cache line for both): `[0]`, moved
-    /// into a cold stream by GC and not written or trimmed since; `[1]`, the same for moves made
-    /// since [`Ftl::start_measure`], the pages whose return counts in `returned` (so the returned
-    /// pages are a subset of `moved_into_cold` of the same phase: a page preconditioning moved
-    /// is not counted when the measured phase sends it back). Allocated only when the policy
-    /// has cold streams.
-    in_cold: Vec<[u64; 2]>,
-    /// Per logical page in the cold region, the host writes counted when GC moved it there
-    /// (allocated with `in_cold`): a return's age.
-    cold_since: Vec<u64>,
-    moved_into_cold: u64,
-    returned: u64,
-    /// Returned pages by age (host writes between the move into cold and the return), in the
-    /// buckets of [`RETURN_AGE_EDGES`] scaled to the logical pages.
-    returned_age: [u64; RETURN_AGE_EDGES.len() + 1],
-    age_edges: [u64; RETURN_AGE_EDGES.len()],
-    /// Host writes that overwrote a page stored in each stream (the old copy's stream), counted
-    /// when the policy has more than one.
-    overwrites: Vec<u64>,
+    /// Copy flows, overwrites and the cold region, by write stream.
+    streams: StreamTrack,
     /// What the table costs and whether it fixes placement: [`Resident`] for `page`; a
     /// cached table for DFTL and WADPM.
     table: M,
@@ -166,7 +145,7 @@ pub fn memory(spec: &FtlSpec, est: &mut crate::memory::Estimate) -> Result<(), E
     // What `with_table` refuses, refused here first: the policy's and the schedule's
     // parameters, and the spare space they need.
     let (gc, shape, schedule) = policy_and_schedule(spec)?;
-    check_spare(spec, shape.streams, schedule.reserve())?;
+    check_spare(spec, shape.streams.len(), schedule.reserve())?;
     let layout = &spec.layout;
     let segments = layout.segments as u64;
     est.add("L2P table", crate::hint::table_bytes::<u32>(spec.logical_pages));
@@ -182,10 +161,7 @@ pub fn memory(spec: &FtlSpec, est: &mut crate::memory::Estimate) -> Result<(), E
     est.add("per-block state", bitmap_bytes(spec.logical_pages));
     est.add("per-block state", 2 * vec_bytes::<u32>(layout.pages_per_segment as u64));
     (gc.caps.memory)(layout, &spec.config.gc_params, est);
-    // With a cold region (2R, 2R++): a second cold bit and the move time of each logical page.
-    if shape.cold.contains(&true) {
-        est.add("cold-region tracking", bitmap_bytes(spec.logical_pages) + vec_bytes::<u64>(spec.logical_pages));
-    }
+    StreamTrack::memory(&shape, spec.logical_pages, est);
     Nand::memory(layout, spec.verify, spec.timing.is_some(), est);
     Ok(())
 }
@@ -199,7 +175,7 @@ fn policy_and_schedule(spec: &FtlSpec) -> Result<(&'static gc::GcEntry, gc::GcSh
     let ctx = ScheduleContext {
         segments_per_pool: layout.segments_per_pool(),
         pages_per_segment: layout.pages_per_segment,
-        streams: shape.streams as u32,
+        streams: shape.streams.len() as u32,
     };
     let schedule = schedule::build(cfg.schedule_name(), &ctx, &cfg.gc_schedule_params)?;
     Ok((entry, shape, schedule))
@@ -219,12 +195,10 @@ impl<M: MapTable> PageFtl<M> {
         let cfg = spec.config;
         let (entry, shape, schedule) = policy_and_schedule(spec)?;
         let reserve = schedule.reserve();
-        check_spare(spec, shape.streams, reserve)?;
+        check_spare(spec, shape.streams.len(), reserve)?;
         let policy = (entry.build)(&layout, &cfg.gc_params)?;
-        let streams = shape.streams;
+        let streams = shape.streams.len();
         let pools = layout.pools as u64;
-        let cold_stream = shape.cold;
-        let tracks_cold = cold_stream.iter().any(|&c| c);
         Ok(PageFtl {
             l2p: crate::hint::table(spec.logical_pages as usize, UNMAPPED),
             valid_bits: crate::hint::table((layout.total_pages() as usize).div_ceil(64), 0),
@@ -245,15 +219,7 @@ impl<M: MapTable> PageFtl<M> {
                 * layout.pages_per_segment as u64,
             in_gc: false,
             counters: FtlCounters::default(),
-            flows: vec![0; streams * streams],
-            cold_stream,
-            in_cold: if tracks_cold { vec![[0; 2]; (spec.logical_pages as usize).div_ceil(64)] } else { Vec::new() },
-            cold_since: if tracks_cold { vec![0; spec.logical_pages as usize] } else { Vec::new() },
-            moved_into_cold: 0,
-            returned: 0,
-            returned_age: [0; RETURN_AGE_EDGES.len() + 1],
-            age_edges: RETURN_AGE_EDGES.map(|e| (e * spec.logical_pages as f64).round() as u64),
-            overwrites: vec![0; streams],
+            streams: StreamTrack::new(shape, spec.logical_pages),
             table,
             gc_srcs: Vec::with_capacity(layout.pages_per_segment as usize),
             gc_lpns: Vec::with_capacity(layout.pages_per_segment as usize),
@@ -341,14 +307,12 @@ impl<M: MapTable> PageFtl<M> {
         let ppn = self.take_page(stream, pool, t_ns)?;
         let old = self.l2p[lpn as usize];
         if old != UNMAPPED {
-            if self.overwrites.len() > 1 {
-                self.overwrites[self.segs.stream[self.segs.layout.segment_of(old) as usize] as usize] += 1;
+            if self.streams.counts_overwrites() {
+                self.streams.overwrote(self.segs.stream[self.segs.layout.segment_of(old) as usize] as usize);
             }
             self.invalidate(old);
         }
-        if !self.in_cold.is_empty() {
-            self.leave_cold(lpn, true);
-        }
+        self.streams.host_write(lpn, self.counters.host_writes);
         self.counters.host_writes += 1;
         let Nanos(done) = self.nand.program(Ppn(ppn), Lpn(lpn), tag, Nanos(t_ns));
         self.place(lpn, ppn);
@@ -630,7 +594,7 @@ impl<M: MapTable> PageFtl<M> {
         let (first, end) = (victim * pps, victim * pps + pps);
         let (srcs, lpns) = self.list_victim(victim);
         let from = self.segs.stream[victim as usize] as usize;
-        let into_cold = self.cold_stream[stream] && !self.cold_stream[from];
+        let into_cold = self.streams.enters_cold(from, stream);
         let mut k = 0;
         while k < srcs.len() {
             let want = (srcs.len() - k) as u32;
@@ -652,7 +616,7 @@ impl<M: MapTable> PageFtl<M> {
                 self.l2p[lpn as usize] = dst + i as u32;
                 self.table.moved(lpn as u64);
                 if into_cold {
-                    self.enter_cold(lpn as u64);
+                    self.streams.enter_cold(lpn as u64, self.counters.host_writes);
                 }
             }
             set_bits(&mut self.valid_bits, dst, dst + n);
@@ -660,10 +624,7 @@ impl<M: MapTable> PageFtl<M> {
             self.segs.valid[victim as usize] -= n;
             self.segs.valid[self.segs.layout.segment_of(dst) as usize] += n;
             self.counters.gc_copies += moved;
-            self.flows[from * self.cold_stream.len() + stream] += moved;
-            if into_cold {
-                self.moved_into_cold += moved;
-            }
+            self.streams.moved(from, stream, moved);
             let last = dst + n - 1;
             if self.segs.is_last_page(last) {
                 self.seal(last);
@@ -702,10 +663,9 @@ impl<M: MapTable> PageFtl<M> {
         self.counters.gc_copies += 1;
         self.table.moved(lpn);
         let from = self.segs.stream[victim as usize] as usize;
-        self.flows[from * self.cold_stream.len() + stream] += 1;
-        if self.cold_stream[stream] && !self.cold_stream[from] {
-            self.moved_into_cold += 1;
-            self.enter_cold(lpn);
+        self.streams.moved(from, stream, 1);
+        if self.streams.enters_cold(from, stream) {
+            self.streams.enter_cold(lpn, self.counters.host_writes);
         }
         Ok(done)
     }
@@ -832,33 +792,6 @@ impl<M: MapTable> PageFtl<M> {
         }
     }
 
-    /// GC moved `lpn` into the cold region.
-    #[inline]
-    fn enter_cold(&mut self, lpn: u64) {
-        let w = &mut self.in_cold[lpn as usize / 64];
-        let bit = 1u64 << (lpn % 64);
-        w[0] |= bit;
-        w[1] |= bit;
-        self.cold_since[lpn as usize] = self.counters.host_writes;
-    }
-
-    /// A host write (counted as a return when the page entered the cold region in this phase)
-    /// or trim takes `lpn` out of the cold region.
-    #[inline]
-    fn leave_cold(&mut self, lpn: u64, count: bool) {
-        let w = &mut self.in_cold[lpn as usize / 64];
-        let bit = 1u64 << (lpn % 64);
-        if w[0] & bit != 0 {
-            if count && w[1] & bit != 0 {
-                self.returned += 1;
-                let age = self.counters.host_writes - self.cold_since[lpn as usize];
-                self.returned_age[self.age_edges.partition_point(|&e| e < age)] += 1;
-            }
-            w[0] &= !bit;
-            w[1] &= !bit;
-        }
-    }
-
     #[inline]
     fn is_valid(&self, ppn: u32) -> bool {
         self.valid_bits[ppn as usize / 64] >> (ppn % 64) & 1 == 1
@@ -970,24 +903,6 @@ impl<M: MapTable> Ftl for PageFtl<M> {
         self.write_page(lpn, tag, t_ns).map(Nanos)
     }
 
-    fn write_untimed(&mut self, lpns: &[u64], n: usize, first_tag: u32, t: Nanos) -> Result<bool, Error> {
-        if self.nand.timing() || !self.table.lookups_free() {
-            return Ok(false);
-        }
-        for (i, &lpn) in lpns[..n].iter().enumerate() {
-            if let Some(&next) = lpns.get(i + crate::hint::UPDATE_AHEAD) {
-                self.prefetch_update(Lpn(next));
-            }
-            self.check_lpn(lpn);
-            // A free lookup returns its issue time: nothing to ask the table.
-            self.write_page(lpn, first_tag.wrapping_add(i as u32), t.0)?;
-            if self.background {
-                self.background_rounds(t)?;
-            }
-        }
-        Ok(true)
-    }
-
     fn trim(&mut self, Lpn(lpn): Lpn, Nanos(t_ns): Nanos) -> Result<Nanos, Error> {
         self.check_lpn(lpn);
         let t_ns = self.lookup(lpn, true, t_ns);
@@ -996,43 +911,8 @@ impl<M: MapTable> Ftl for PageFtl<M> {
         if old != UNMAPPED {
             self.invalidate(old);
         }
-        if !self.in_cold.is_empty() {
-            self.leave_cold(lpn, false);
-        }
+        self.streams.trimmed(lpn);
         Ok(Nanos(t_ns))
-    }
-
-    fn fill_sequential(&mut self, first_tag: u32) -> Result<bool, Error> {
-        let fresh = self.counters == FtlCounters::default() && self.nand.counters == NandCounters::default();
-        if !fresh || self.nand.timing() || !self.table.lookups_free() {
-            return Ok(false);
-        }
-        self.fill_direct(first_tag)?;
-        Ok(true)
-    }
-
-    #[inline]
-    fn prefetch(&self, lpn: Lpn) {
-        crate::hint::prefetch(&self.l2p, lpn.index());
-        if !self.in_cold.is_empty() {
-            crate::hint::prefetch(&self.in_cold, lpn.index() / 64);
-        }
-    }
-
-    #[inline]
-    fn prefetch_update(&self, lpn: Lpn) {
-        let Some(&ppn) = self.l2p.get(lpn.index()) else { return };
-        if ppn != UNMAPPED {
-            let seg = self.segs.layout.segment_of(ppn);
-            crate::hint::prefetch(&self.valid_bits, ppn as usize / 64);
-            crate::hint::prefetch(&self.segs.valid, seg as usize);
-            self.policy.prefetch(seg);
-        }
-        // The page's move time into the cold region, read if the write returns it (not gated on
-        // the cold bit: waiting for that load would cost what the prefetch saves).
-        if !self.cold_since.is_empty() {
-            crate::hint::prefetch(&self.cold_since, lpn.index());
-        }
     }
 
     fn mapped_ppn(&self, lpn: Lpn) -> Option<Ppn> {
@@ -1046,12 +926,6 @@ impl<M: MapTable> Ftl for PageFtl<M> {
             return Ok(false);
         }
         self.background_rounds(t)
-    }
-
-    fn held_pages(&self) -> Option<u64> {
-        let l = &self.segs.layout;
-        let per_pool = self.schedule.reserve() as u64 + self.cold_stream.len() as u64 - 1;
-        Some(per_pool * l.pools as u64 * l.pages_per_segment as u64)
     }
 
     fn logical_pages(&self) -> u64 {
@@ -1079,52 +953,8 @@ impl<M: MapTable> Ftl for PageFtl<M> {
         self.table.ram_bytes(self.l2p.len() as u64)
     }
 
-    fn mapping_report(&self) -> Option<MappingReport> {
-        self.table.report(self.l2p.len() as u64)
-    }
-
     fn start_measure(&mut self) {
-        for w in &mut self.in_cold {
-            w[1] = 0;
-        }
-    }
-
-    fn gc_report(&self) -> GcReport {
-        let names = self.policy.stream_names();
-        let declared = self.policy.declared_flows();
-        let n = self.cold_stream.len();
-        assert_eq!(names.len(), n, "policy names {} streams but uses {n}", names.len());
-        let mut flows = Vec::new();
-        for from in 0..n {
-            for to in 0..n {
-                let pages = self.flows[from * n + to];
-                if pages > 0 || declared.contains(&(from, to)) {
-                    flows.push(Flow { from: names[from].to_string(), to: names[to].to_string(), pages });
-                }
-            }
-        }
-        let extra = self.policy.metrics().into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-        GcReport {
-            policy: self.policy_name.clone(),
-            schedule: self.schedule.describe(),
-            victims: self.counters.gc_victims,
-            fallback_share: super::fallback_share(&extra, self.counters.gc_victims),
-            flows,
-            moved_into_cold: self.moved_into_cold,
-            returned: self.returned,
-            returned_ratio: (self.moved_into_cold > 0).then(|| self.returned as f64 / self.moved_into_cold as f64),
-            returned_age: if self.in_cold.is_empty() { Vec::new() } else { super::age_buckets(&self.returned_age) },
-            overwrites: if n > 1 {
-                names
-                    .iter()
-                    .zip(&self.overwrites)
-                    .map(|(n, &p)| StreamPages { stream: n.to_string(), pages: p })
-                    .collect()
-            } else {
-                Vec::new()
-            },
-            extra,
-        }
+        self.streams.start_measure();
     }
 
     fn validate(&self) -> Result<(), String> {
@@ -1171,21 +1001,10 @@ impl<M: MapTable> Ftl for PageFtl<M> {
                 ));
             }
         }
-        if !self.in_cold.is_empty() {
-            for (lpn, &ppn) in self.l2p.iter().enumerate() {
-                let [now, phase] = self.in_cold[lpn / 64].map(|w| w >> (lpn % 64) & 1 == 1);
-                if phase && !now {
-                    return Err(format!(
-                        "lpn {lpn}: counted as moved into cold in this phase but not in the cold region"
-                    ));
-                }
-                let bit = now;
-                let cold = ppn != UNMAPPED && self.cold_stream[self.segs.stream[l.segment_of(ppn) as usize] as usize];
-                if bit != cold {
-                    return Err(format!("lpn {lpn}: cold-tracking bit {bit} but stored in a cold segment: {cold}"));
-                }
-            }
-        }
+        self.streams.validate(self.l2p.len() as u64, |lpn| {
+            let ppn = self.l2p[lpn as usize];
+            ppn != UNMAPPED && self.streams.is_cold(self.segs.stream[l.segment_of(ppn) as usize] as usize)
+        })?;
         let plane_of = |lpn: u64| {
             let ppn = self.l2p[lpn as usize];
             (ppn != UNMAPPED).then(|| self.nand.layout().decode(ppn).plane)
@@ -1225,6 +1044,81 @@ impl<M: MapTable> Ftl for PageFtl<M> {
         self.segs.validate()?;
         self.nand.validate()?;
         self.policy.validate(&self.segs.view(self.counters.host_writes))
+    }
+}
+
+impl<M: MapTable> FtlFastPath for PageFtl<M> {
+    fn write_untimed(&mut self, lpns: &[u64], n: usize, first_tag: u32, t: Nanos) -> Result<bool, Error> {
+        if self.nand.timing() || !self.table.lookups_free() {
+            return Ok(false);
+        }
+        for (i, &lpn) in lpns[..n].iter().enumerate() {
+            if let Some(&next) = lpns.get(i + crate::hint::UPDATE_AHEAD) {
+                self.prefetch_update(Lpn(next));
+            }
+            self.check_lpn(lpn);
+            // A free lookup returns its issue time: nothing to ask the table.
+            self.write_page(lpn, first_tag.wrapping_add(i as u32), t.0)?;
+            if self.background {
+                self.background_rounds(t)?;
+            }
+        }
+        Ok(true)
+    }
+
+    fn fill_sequential(&mut self, first_tag: u32) -> Result<bool, Error> {
+        let fresh = self.counters == FtlCounters::default() && self.nand.counters == NandCounters::default();
+        if !fresh || self.nand.timing() || !self.table.lookups_free() {
+            return Ok(false);
+        }
+        self.fill_direct(first_tag)?;
+        Ok(true)
+    }
+
+    #[inline]
+    fn prefetch(&self, lpn: Lpn) {
+        crate::hint::prefetch(&self.l2p, lpn.index());
+        self.streams.prefetch(lpn.index());
+    }
+
+    #[inline]
+    fn prefetch_update(&self, lpn: Lpn) {
+        let Some(&ppn) = self.l2p.get(lpn.index()) else { return };
+        if ppn != UNMAPPED {
+            let seg = self.segs.layout.segment_of(ppn);
+            crate::hint::prefetch(&self.valid_bits, ppn as usize / 64);
+            crate::hint::prefetch(&self.segs.valid, seg as usize);
+            self.policy.prefetch(seg);
+        }
+        // The page's move time into the cold region, read if the write returns it (not gated on
+        // the cold bit: waiting for that load would cost what the prefetch saves).
+        self.streams.prefetch_update(lpn.index());
+    }
+}
+
+impl<M: MapTable> FtlReports for PageFtl<M> {
+    fn held_pages(&self) -> Option<u64> {
+        let l = &self.segs.layout;
+        let per_pool = self.schedule.reserve() as u64 + self.streams.streams() as u64 - 1;
+        Some(per_pool * l.pools as u64 * l.pages_per_segment as u64)
+    }
+
+    fn mapping_report(&self) -> Option<MappingReport> {
+        self.table.report(self.l2p.len() as u64)
+    }
+
+    fn gc_report(&self) -> GcReport {
+        let extra = self.policy.metrics().into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        let mut report = GcReport {
+            policy: self.policy_name.clone(),
+            schedule: self.schedule.describe(),
+            victims: self.counters.gc_victims,
+            fallback_share: super::fallback_share(&extra, self.counters.gc_victims),
+            extra,
+            ..GcReport::default()
+        };
+        self.streams.report(&mut report);
+        report
     }
 }
 

@@ -383,6 +383,58 @@ fn precondition_writes(
     Ok(())
 }
 
+/// When requests arrive: at their trace time (open loop), or as soon as one of the host's
+/// `queue_depth` slots is free (closed loop; completions are waited for only in timing mode,
+/// where they take time).
+struct Arrivals {
+    /// Completion times of the requests in flight (closed loop, timing mode). Grown by need: a
+    /// queue holds at most min(queue depth, requests) completions, and the depth is a user's
+    /// number (4294967295 must not reserve 32 GiB up front).
+    slots: BinaryHeap<Reverse<u64>>,
+    depth: usize,
+    /// The closed loop's clock: when the last request was issued.
+    now: u64,
+    open_loop: bool,
+    timing: bool,
+}
+
+impl Arrivals {
+    fn new(depth: usize, open_loop: bool, timing: bool) -> Self {
+        Arrivals { slots: BinaryHeap::new(), depth, now: 0, open_loop, timing }
+    }
+
+    /// The issue time of `req`, the next request.
+    #[inline]
+    fn arrive(&mut self, req: &Request) -> u64 {
+        if self.open_loop {
+            return req.time_ns;
+        }
+        if self.slots.len() >= self.depth {
+            let Reverse(t) = self.slots.pop().expect("queue is full so not empty");
+            self.now = self.now.max(t);
+        }
+        self.now
+    }
+
+    /// The request just issued completes at `done`.
+    #[inline]
+    fn complete(&mut self, done: u64) {
+        if !self.open_loop && self.timing {
+            self.slots.push(Reverse(done));
+        }
+    }
+}
+
+/// Serve `req`, issued at `issue`, through the host layer and the device, then the device's
+/// after-request work; returns its completion.
+#[inline]
+fn serve_one(host: &mut dyn HostLayer, dev: &mut Device, req: &Request, issue: u64) -> Result<Nanos, Error> {
+    let done = host.submit(req, Nanos(issue), dev)?;
+    dev.end_request(Nanos(issue))?;
+    check_clock(done.0)?;
+    Ok(done)
+}
+
 /// A completion time at the clock's limit: the timeline saturated there (it never wraps), so the
 /// run stops rather than report it.
 fn check_clock(done_ns: u64) -> Result<(), Error> {
@@ -482,6 +534,11 @@ impl Measure {
         }
     }
 
+    /// Serve the workload: requests read in batches ([`Measure::read_batch`]); each one arrives
+    /// ([`Arrivals::arrive`]), is served ([`serve_one`], or a run of one-page writes at once in
+    /// accounting's fast path, [`Measure::serve_untimed`]) and observed
+    /// ([`Measure::observe`]). Returns whether the simulated power failed (`sim.crash_at`);
+    /// otherwise the buffer is flushed at the end.
     fn drive(
         &mut self,
         cfg: &Config,
@@ -491,12 +548,8 @@ impl Measure {
         open_loop: bool,
         progress: &mut dyn Progress,
     ) -> Result<bool, Error> {
-        let qd = cfg.host.queue_depth as usize;
-        // Grown by need: a queue holds at most min(queue depth, requests) completions, and the
-        // depth is a user's number (4294967295 must not reserve 32 GiB up front).
-        let mut slots: BinaryHeap<Reverse<u64>> = BinaryHeap::new();
-        let mut now = 0u64;
         let timing = cfg.sim.mode == Mode::Timing;
+        let mut queue = Arrivals::new(cfg.host.queue_depth as usize, open_loop, timing);
         let base_writes = self.base_ftl.host_writes;
         // Requests are read (and range-checked) in batches, and the device is told each one's
         // first page as it is read, so its mapping is on its way to the cache by the time the
@@ -520,10 +573,10 @@ impl Measure {
             }
             // The batch read before this one; all that is left once nothing more comes.
             let last = ended || pending.is_some();
-            let serve = if last { window.len() } else { read_before };
-            let (batch, ahead) = window.split_at(serve);
+            let batch_end = if last { window.len() } else { read_before };
+            let (batch, ahead) = window.split_at(batch_end);
             let served = if untimed {
-                self.serve_untimed(batch, ahead, now, dev, wl, progress, base_writes, &mut lpns)?
+                self.serve_untimed(batch, ahead, queue.now, dev, wl, progress, base_writes, &mut lpns)?
             } else {
                 0
             };
@@ -531,44 +584,14 @@ impl Measure {
                 if let Some(next) = window.get(i + UPDATE_AHEAD) {
                     dev.prefetch_update(next.offset, next.len);
                 }
-                let issue = if open_loop {
-                    req.time_ns
-                } else {
-                    if slots.len() >= qd {
-                        let Reverse(t) = slots.pop().expect("queue is full so not empty");
-                        now = now.max(t);
-                    }
-                    now
-                };
-                let Nanos(done) = host.submit(&req, Nanos(issue), dev)?;
-                dev.end_request(Nanos(issue))?;
-                check_clock(done)?;
-                if !open_loop && timing {
-                    slots.push(Reverse(done));
-                }
-                let (first, last) = dev.page_span(req.offset, req.len);
-                self.account(&req, issue, done, last - first + 1);
-                if let Some(rd) = self.reuse.as_mut().filter(|_| req.op != Op::Trim) {
-                    (first..=last).for_each(|lpn| rd.access(lpn));
-                }
-                if self.series.due(dev.ftl.host_writes() - base_writes) {
-                    let s = self.sample(dev);
-                    self.series.record(s);
-                }
-                if self.host.requests & 0x3FFF == 0 {
-                    if let Some((d, _)) = wl.progress() {
-                        progress.update(d);
-                    }
-                    if progress.cancelled() {
-                        return Err(Error::Interrupted);
-                    }
-                }
-                self.exposure.record(self.host.requests, dev.buffer.exposed());
-                if cfg.sim.crash_at == Some(self.host.requests) {
+                let issue = queue.arrive(&req);
+                let Nanos(done) = serve_one(host, dev, &req, issue)?;
+                queue.complete(done);
+                if self.observe(cfg, &req, issue, done, dev, wl, progress, base_writes)? {
                     return Ok(true);
                 }
             }
-            window.drain(..serve);
+            window.drain(..batch_end);
             if let Some(e) = pending.take() {
                 return Err(e);
             }
@@ -589,6 +612,43 @@ impl Measure {
         self.last_done = self.last_done.max(dev.flush(Nanos(t))?.0);
         check_clock(self.last_done)?;
         Ok(false)
+    }
+
+    /// What a served request leaves to be measured: its latency and size, reuse distances,
+    /// the time series, progress and cancellation, the buffer's exposure. Returns whether the
+    /// simulated power fails here (`sim.crash_at`).
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn observe(
+        &mut self,
+        cfg: &Config,
+        req: &Request,
+        issue: u64,
+        done: u64,
+        dev: &Device,
+        wl: &dyn Workload,
+        progress: &mut dyn Progress,
+        base_writes: u64,
+    ) -> Result<bool, Error> {
+        let (first, last) = dev.page_span(req.offset, req.len);
+        self.account(req, issue, done, last - first + 1);
+        if let Some(rd) = self.reuse.as_mut().filter(|_| req.op != Op::Trim) {
+            (first..=last).for_each(|lpn| rd.access(lpn));
+        }
+        if self.series.due(dev.ftl.host_writes() - base_writes) {
+            let s = self.sample(dev);
+            self.series.record(s);
+        }
+        if self.host.requests & 0x3FFF == 0 {
+            if let Some((d, _)) = wl.progress() {
+                progress.update(d);
+            }
+            if progress.cancelled() {
+                return Err(Error::Interrupted);
+            }
+        }
+        self.exposure.record(self.host.requests, dev.buffer.exposed());
+        Ok(cfg.sim.crash_at == Some(self.host.requests))
     }
 
     /// Append the next batch of up to [`BATCH`] requests to `window`, each range-checked and its

@@ -59,22 +59,14 @@ pub trait GcPolicy: Send + Sync + dyn_clone::DynClone {
         true
     }
 
-    /// Stream for a host write of `lpn`: one of the [`GcShape::streams`] the policy's registry
-    /// line declared (stream 0 by default).
+    /// Stream for a host write of `lpn`: an index into the [`GcShape::streams`] the policy's
+    /// registry line declared (stream 0 by default).
     fn host_stream(&self, _lpn: u64) -> usize {
         0
     }
     /// Stream for valid pages moved out of `victim`. Default: the host stream, as FEMU does.
     fn gc_stream(&self, _view: &GcView, _victim: u32) -> usize {
         0
-    }
-    /// Display name of each write stream, for copy-flow metrics (e.g. "N", "C" or "00", "01").
-    fn stream_names(&self) -> Vec<&'static str> {
-        vec!["all"]
-    }
-    /// The (from, to) stream pairs GC can move pages along, listed in reports even when zero.
-    fn declared_flows(&self) -> Vec<(usize, usize)> {
-        vec![(0, 0)]
     }
     /// A GC round starts (before its first victim).
     fn on_round_start(&mut self) {}
@@ -123,22 +115,37 @@ pub fn select_victim(policy: &mut dyn GcPolicy, view: &GcView, pool: u32, min_in
 pub type GcBuildFn = fn(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error>;
 
 /// What the mechanism needs to know about a policy before building it, from its parameters
-/// alone (nothing allocated): its write streams, which of them form a cold region, and what it
-/// allocates.
+/// alone (nothing allocated): its write streams and the copy flows between them. A value the
+/// registry line's `shape` returns; the mechanism sizes its frontiers, its cold-region tracking
+/// and its reports from it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GcShape {
-    /// Number of write streams (frontiers); stream 0 takes host writes unless
+    /// The write streams (frontiers), by index; stream 0 takes host writes unless
     /// [`GcPolicy::host_stream`] says otherwise.
-    pub streams: usize,
-    /// Per stream: part of a cold region? Pages GC moves from a non-cold stream into a cold one
-    /// count as "moved into cold"; a later host write to such a page counts as "returned".
-    pub cold: Vec<bool>,
+    pub streams: Vec<GcStream>,
+    /// The (from, to) stream pairs GC can move pages along, listed in reports even when zero.
+    pub flows: Vec<(usize, usize)>,
+}
+
+/// One write stream of a [`GcShape`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GcStream {
+    /// Display name in copy-flow metrics ("all", or "N", "C", "00", …).
+    pub name: &'static str,
+    /// Part of a cold region? Pages GC moves from a non-cold stream into a cold one count as
+    /// "moved into cold"; a later host write to such a page counts as "returned".
+    pub cold: bool,
 }
 
 impl GcShape {
-    /// One stream, no cold region: the shape of most policies.
+    /// One stream ("all"), not cold, GC moving pages within it: the shape of most policies.
     pub fn single() -> GcShape {
-        GcShape { streams: 1, cold: vec![false] }
+        GcShape { streams: vec![GcStream { name: "all", cold: false }], flows: vec![(0, 0)] }
+    }
+
+    /// Per stream, whether it is cold.
+    pub fn cold(&self) -> Vec<bool> {
+        self.streams.iter().map(|s| s.cold).collect()
     }
 }
 

@@ -130,13 +130,18 @@ fn d_fallback() -> Fallback {
 /// 2R's streams: normal (0) and cold (1).
 pub fn shape_2r(_layout: &Layout, params: &toml::Table) -> Result<super::GcShape, Error> {
     parse(params)?;
-    Ok(super::GcShape { streams: 2, cold: vec![false, true] })
+    let stream = |name, cold| super::GcStream { name, cold };
+    Ok(super::GcShape { streams: vec![stream("N", false), stream("C", true)], flows: vec![(0, 1), (1, 1)] })
 }
 
 /// 2R++'s streams: 00 (0), 01 (1) and the cold 10 (2).
 pub fn shape_2rpp(_layout: &Layout, params: &toml::Table) -> Result<super::GcShape, Error> {
     parse(params)?;
-    Ok(super::GcShape { streams: 3, cold: vec![false, false, true] })
+    let stream = |name, cold| super::GcStream { name, cold };
+    Ok(super::GcShape {
+        streams: vec![stream("00", false), stream("01", false), stream("10", true)],
+        flows: vec![(0, 1), (1, 2), (2, 2)],
+    })
 }
 
 /// Per segment its pool, seal-order links, listed and window flags, seal sequence and valid
@@ -581,20 +586,6 @@ impl GcPolicy for TwoRegion {
             Variant::TwoR => 1,
             // 00 → 01, 01 → 10, 10 → 10.
             Variant::TwoRPlusPlus => (from + 1).min(2),
-        }
-    }
-
-    fn stream_names(&self) -> Vec<&'static str> {
-        match self.variant {
-            Variant::TwoR => vec!["N", "C"],
-            Variant::TwoRPlusPlus => vec!["00", "01", "10"],
-        }
-    }
-
-    fn declared_flows(&self) -> Vec<(usize, usize)> {
-        match self.variant {
-            Variant::TwoR => vec![(0, 1), (1, 1)],
-            Variant::TwoRPlusPlus => vec![(0, 1), (1, 2), (2, 2)],
         }
     }
 
