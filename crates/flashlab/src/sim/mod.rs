@@ -395,16 +395,17 @@ struct Arrivals {
     /// The closed loop's clock: when the last request was issued.
     now: u64,
     open_loop: bool,
-    timing: bool,
+    /// Completions are waited for: closed loop in timing mode.
+    waits: bool,
 }
 
 impl Arrivals {
     fn new(depth: usize, open_loop: bool, timing: bool) -> Self {
-        Arrivals { slots: BinaryHeap::new(), depth, now: 0, open_loop, timing }
+        Arrivals { slots: BinaryHeap::new(), depth, now: 0, open_loop, waits: !open_loop && timing }
     }
 
     /// The issue time of `req`, the next request.
-    #[inline]
+    #[inline(always)]
     fn arrive(&mut self, req: &Request) -> u64 {
         if self.open_loop {
             return req.time_ns;
@@ -417,9 +418,9 @@ impl Arrivals {
     }
 
     /// The request just issued completes at `done`.
-    #[inline]
+    #[inline(always)]
     fn complete(&mut self, done: u64) {
-        if !self.open_loop && self.timing {
+        if self.waits {
             self.slots.push(Reverse(done));
         }
     }
@@ -427,7 +428,7 @@ impl Arrivals {
 
 /// Serve `req`, issued at `issue`, through the host layer and the device, then the device's
 /// after-request work; returns its completion.
-#[inline]
+#[inline(always)]
 fn serve_one(host: &mut dyn HostLayer, dev: &mut Device, req: &Request, issue: u64) -> Result<Nanos, Error> {
     let done = host.submit(req, Nanos(issue), dev)?;
     dev.end_request(Nanos(issue))?;
@@ -618,7 +619,7 @@ impl Measure {
     /// the time series, progress and cancellation, the buffer's exposure. Returns whether the
     /// simulated power fails here (`sim.crash_at`).
     #[allow(clippy::too_many_arguments)]
-    #[inline]
+    #[inline(always)]
     fn observe(
         &mut self,
         cfg: &Config,
