@@ -160,7 +160,7 @@ impl Device {
     }
 
     /// A hint that a request covering `[offset, offset + len)` comes soon: the FTL may start
-    /// fetching its first page's mapping ([`Ftl::prefetch`]). Changes nothing.
+    /// fetching its first page's mapping ([`crate::ftl::FtlFastPath::prefetch`]). Changes nothing.
     #[inline]
     pub fn prefetch(&self, offset: u64, len: u64) {
         if let Some(lpn) = self.hinted_page(offset, len) {
@@ -169,7 +169,7 @@ impl Device {
     }
 
     /// The second stage of [`Device::prefetch`], a few requests before the request is served
-    /// ([`Ftl::prefetch_update`]). Changes nothing.
+    /// ([`crate::ftl::FtlFastPath::prefetch_update`]). Changes nothing.
     #[inline]
     pub fn prefetch_update(&self, offset: u64, len: u64) {
         if let Some(lpn) = self.hinted_page(offset, len) {
@@ -250,7 +250,7 @@ impl Device {
     /// (device pages below the logical capacity; the rest are the pages of the requests that
     /// follow, hints for prefetching), each issued at `t` and completing then — the state and
     /// counters [`Device::write`] plus [`Device::end_request`] per page leave, without the
-    /// calls through the buffer layer ([`Ftl::write_untimed`]). `Ok(false)`, changing nothing,
+    /// calls through the buffer layer ([`crate::ftl::FtlFastPath::write_untimed`]). `Ok(false)`, changing nothing,
     /// when the device cannot: a buffer that holds pages, a remap, the verify oracle, check
     /// mode, tracked last writes, version tags that would wrap, a page beyond the capacity,
     /// or an FTL with a timeline or costly lookups. After an error the device is not used
@@ -302,7 +302,7 @@ impl Device {
         Ok(done)
     }
 
-    /// Preconditioning's sequential fill built directly ([`Ftl::fill_sequential`]): the state
+    /// Preconditioning's sequential fill built directly ([`crate::ftl::FtlFastPath::fill_sequential`]): the state
     /// `write_through(lpn)` + `end_request` for every logical page in order leaves, version tags
     /// and write clock included. `Ok(false)`, changing nothing, when the device has been
     /// written, checks every operation (check mode validates after each page: it writes page

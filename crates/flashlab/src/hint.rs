@@ -7,7 +7,7 @@
 //! moves them, and the fast host path knows the next requests' pages.
 
 /// How many requests (preconditioning: pages) before one is served the second prefetch stage
-/// asks for what its update touches ([`crate::ftl::Ftl::prefetch_update`]): by then the first
+/// asks for what its update touches ([`crate::ftl::FtlFastPath::prefetch_update`]): by then the first
 /// stage has brought its mapping in.
 pub const UPDATE_AHEAD: usize = 4;
 

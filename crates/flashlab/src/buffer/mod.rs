@@ -69,7 +69,7 @@ pub trait WriteBuffer: Send {
         Ok(())
     }
     /// Every operation goes straight to the FTL, unchanged, and nothing is held (no buffer):
-    /// the device may then hand host writes to [`Ftl::write_untimed`] past this layer.
+    /// the device may then hand host writes to [`crate::ftl::FtlFastPath::write_untimed`] past this layer.
     fn passes_through(&self) -> bool {
         false
     }

@@ -304,7 +304,7 @@ pub trait FtlFastPath {
     /// A hint that `lpn` will be read or written soon: start bringing what its lookup touches
     /// into the cache ([`crate::hint`]). Changes nothing. Default: nothing to do.
     fn prefetch(&self, _lpn: Lpn) {}
-    /// The second stage of [`Ftl::prefetch`], a few requests later, when `lpn`'s mapping is
+    /// The second stage of [`FtlFastPath::prefetch`], a few requests later, when `lpn`'s mapping is
     /// likely in the cache: start fetching what its update touches next (the old page's
     /// validity and its block's counters). Changes nothing. Default: nothing to do.
     fn prefetch_update(&self, _lpn: Lpn) {}

@@ -76,7 +76,7 @@ impl Plan {
         self.run_on(None, progress)
     }
 
-    /// [`Plan::run`] on a copy of a preconditioned flash ([`run_from`]).
+    /// [`Plan::run`] on a copy of a preconditioned flash ([`super::run_from`]).
     pub fn run_from(self, state: &Preconditioned, progress: &mut dyn Progress) -> Result<Results, Error> {
         self.run_on(Some(state), progress)
     }
