@@ -4,10 +4,11 @@
 //!
 //! A node of the graph is a directory module (its `mod.rs` with the files beside it: the parent
 //! declares the layer's trait and registry, its children implement them, as Rust modules do) or
-//! a file directly under `src/`. An import is any path the library code names: `use` trees
-//! (braces expanded), and `crate::…` / `super::…` paths written inline. Comments (doc links
-//! included), string literals and unit tests (`#[cfg(test)] mod tests`, the end of a file) are not the library
-//! and may name anything.
+//! a file directly under `src/`; a nested directory the layer table does not list is part of its
+//! parent's node (`ftl::page`: one module split into files). An import is any path the library
+//! code names: `use` trees (braces expanded), and `crate::…` / `super::…` paths written inline.
+//! Comments (doc links included), string literals and unit tests (`#[cfg(test)] mod tests`, the
+//! end of a file) are not the library and may name anything.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -206,23 +207,30 @@ fn named_paths(text: &str) -> Vec<String> {
     paths
 }
 
-/// The node a module belongs to: a directory module is its own node; a file module belongs to
-/// its directory's node (a file directly under `src/` is its own).
-fn node_of(module: &[String], dirs: &BTreeSet<Vec<String>>) -> String {
-    if dirs.contains(module) || module.len() <= 1 {
-        module.join("::")
-    } else {
-        module[..module.len() - 1].join("::")
+/// The node a module belongs to: a module directly under `src/` is its own node; deeper, the
+/// nearest enclosing directory module that is its own node — one directly under `src/`, or a
+/// nested one the layer table lists (`ftl::gc`). A nested directory the table does not list
+/// (`ftl::page`, one module split into files) is part of its parent's node.
+fn node_of(module: &[String], dirs: &BTreeSet<Vec<String>>, listed: &BTreeMap<String, u32>) -> String {
+    if module.len() <= 1 {
+        return module.join("::");
     }
+    (1..=module.len())
+        .rev()
+        .map(|k| &module[..k])
+        .find(|m| dirs.contains(*m) && (m.len() == 1 || listed.contains_key(&m.join("::"))))
+        .unwrap_or(&module[..1])
+        .join("::")
 }
 
-/// Every import between two different nodes.
-fn imports(sources: &[Source]) -> Vec<Import> {
+/// Every import between two different nodes (`layers`: the table, which says which nested
+/// directories are nodes).
+fn imports(sources: &[Source], layers: &BTreeMap<String, u32>) -> Vec<Import> {
     let modules: BTreeSet<Vec<String>> = sources.iter().map(|s| s.module.clone()).collect();
     let dirs: BTreeSet<Vec<String>> = sources.iter().filter(|s| s.is_dir).map(|s| s.module.clone()).collect();
     let mut out = Vec::new();
     for s in sources.iter().filter(|s| !s.module.is_empty()) {
-        let from = node_of(&s.module, &dirs);
+        let from = node_of(&s.module, &dirs, layers);
         for path in named_paths(&library_text(&s.text)) {
             let mut segs: Vec<&str> = path.split("::").collect();
             let mut base: Vec<String> = Vec::new();
@@ -239,7 +247,7 @@ fn imports(sources: &[Source]) -> Vec<Import> {
             let Some(target) = (1..=full.len()).rev().map(|k| full[..k].to_vec()).find(|m| modules.contains(m)) else {
                 continue; // an item of lib.rs (`crate::VERSION`)
             };
-            let to = node_of(&target, &dirs);
+            let to = node_of(&target, &dirs, layers);
             if to != from {
                 out.push(Import { from: from.clone(), to, path: path.clone(), file: s.file.clone() });
             }
@@ -345,9 +353,9 @@ fn find_circle<'a>(graph: &BTreeMap<&'a str, BTreeSet<&'a str>>) -> Option<Vec<&
     None
 }
 
-fn nodes(sources: &[Source]) -> BTreeSet<String> {
+fn nodes(sources: &[Source], layers: &BTreeMap<String, u32>) -> BTreeSet<String> {
     let dirs: BTreeSet<Vec<String>> = sources.iter().filter(|s| s.is_dir).map(|s| s.module.clone()).collect();
-    sources.iter().filter(|s| !s.module.is_empty()).map(|s| node_of(&s.module, &dirs)).collect()
+    sources.iter().filter(|s| !s.module.is_empty()).map(|s| node_of(&s.module, &dirs, layers)).collect()
 }
 
 #[test]
@@ -356,9 +364,9 @@ fn the_core_imports_downward_only_and_has_no_circle() {
     let sources = read_sources(&crate_dir.join("src"));
     let doc = std::fs::read_to_string(crate_dir.join("../../ARCHITECTURE.md")).unwrap();
     let layers = layer_table(&doc);
-    let found = imports(&sources);
+    let found = imports(&sources, &layers);
     assert!(found.len() > 100, "the walk found only {} imports between modules: the parser is broken", found.len());
-    let bad = violations(&nodes(&sources), &found, &layers);
+    let bad = violations(&nodes(&sources, &layers), &found, &layers);
     assert!(bad.is_empty(), "the layering rule (ARCHITECTURE.md, Layers) is broken:\n{}", bad.join("\n"));
 }
 
@@ -377,23 +385,30 @@ fn the_checker_finds_upward_imports_circles_and_unplaced_modules() {
         src("src/low.rs", &["low"], false, "// crate::top::X in a comment\nconst S: &str = \"crate::top\";\nfn f() {}\n#[cfg(test)]\nmod tests { use crate::top::T; }\n"),
         src("src/mid/mod.rs", &["mid"], true, "use crate::{low, top::{self, Y}};\npub mod leaf;"),
         src("src/mid/leaf.rs", &["mid", "leaf"], false, "fn g() { super::super::low::f(); }"),
+        // A nested directory the table does not list is part of its parent's node.
+        src("src/mid/part/mod.rs", &["mid", "part"], true, "use super::leaf::g;\nmod bits;"),
+        src("src/mid/part/bits.rs", &["mid", "part", "bits"], false, "use crate::mid::part::X;"),
         src("src/top.rs", &["top"], false, "fn h() -> crate::mid::leaf::Z { todo!() }"),
     ];
-    let found = imports(&sources);
+    let layers: BTreeMap<String, u32> =
+        [("low", 0), ("mid", 1), ("top", 2)].iter().map(|(n, l)| (n.to_string(), *l)).collect();
+    let found = imports(&sources, &layers);
     let pairs: BTreeSet<(String, String)> = found.iter().map(|i| (i.from.clone(), i.to.clone())).collect();
     let want: BTreeSet<(String, String)> =
         [("mid", "low"), ("mid", "top"), ("top", "mid")].iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
     assert_eq!(pairs, want, "imports found: {found:?}");
-    let layers: BTreeMap<String, u32> =
-        [("low", 0), ("mid", 1), ("top", 2)].iter().map(|(n, l)| (n.to_string(), *l)).collect();
-    let bad = violations(&nodes(&sources), &found, &layers);
+    // Listed, the nested directory is a node of its own, with its imports.
+    let listed: BTreeMap<String, u32> =
+        layers.iter().map(|(n, l)| (n.clone(), *l)).chain([("mid::part".into(), 1)]).collect();
+    assert!(imports(&sources, &listed).iter().any(|i| i.from == "mid::part" && i.to == "mid"), "mid::part listed");
+    let bad = violations(&nodes(&sources, &layers), &found, &layers);
     assert!(bad.iter().any(|v| v.contains("`mid` (layer 1) imports `top` (layer 2, above it)")), "{bad:?}");
     assert!(
         bad.iter().any(|v| v.contains("circle: mid → top → mid") || v.contains("circle: top → mid → top")),
         "{bad:?}"
     );
     let fewer: BTreeMap<String, u32> = [("low", 0), ("top", 2)].iter().map(|(n, l)| (n.to_string(), *l)).collect();
-    assert!(violations(&nodes(&sources), &found, &fewer).iter().any(|v| v.contains("`mid` is in no layer")));
+    assert!(violations(&nodes(&sources, &fewer), &found, &fewer).iter().any(|v| v.contains("`mid` is in no layer")));
     let table = layer_table(
         "x\n<!-- layers -->\n| layer | modules |\n|---|---|\n| 0 base | `a` `b` |\n| 1 up | `c` |\n\nafter",
     );

@@ -8,7 +8,7 @@
 //! (`loading = "per-miss-entry"`, `recency = "entry"` unless `[ftl.mapping_params]` says
 //! otherwise); evicting a dirty entry reads its translation page, merges every cached entry of
 //! it and writes it back, so the page's other dirty entries are clean (DFTL's batch update). Data
-//! placement and GC are the page-mapped FTL's (`page.rs`, with a [`CachedTable`]): any
+//! placement and GC are the page-mapped FTL's (`ftl/page/`, with a [`CachedTable`]): any
 //! striping, any victim policy.
 //! GC that moves a page whose entry is not cached rewrites its translation page (batched per
 //! victim), the overhead DFTL's paper analyses. Translation page `t` sits on plane

@@ -1,6 +1,6 @@
 //! Where a page-level mapping table lives, and what a lookup in it costs.
 //!
-//! The page-mapped FTL (`page.rs`) always holds the table's content (one `u32` per logical
+//! The page-mapped FTL (`ftl/page/`) always holds the table's content (one `u32` per logical
 //! page); a [`MapTable`] says what keeping it costs: [`Resident`] is the whole table in RAM (no
 //! I/O), [`CachedTable`] a table in flash translation pages with part of it cached in RAM
 //! ([`MapCache`]), whose lookups pay translation-page reads and write-backs on the flash. A

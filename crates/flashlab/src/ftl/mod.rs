@@ -2,7 +2,7 @@
 //!
 //! A mapping scheme implements [`Ftl`] and is registered in [`MAPPINGS`] (one line each); it
 //! owns a [`Nand`] and drives it. Page-mapped schemes (`page`, whole table in RAM; `dftl` and
-//! `wadpm`, tables cached from flash — `page.rs` generic over `maptable.rs`) collect garbage
+//! `wadpm`, tables cached from flash — `ftl/page/` generic over `maptable.rs`) collect garbage
 //! with the victim policies of `gc/`, the schedules of `schedule/` and the allocator of
 //! `alloc.rs`; the block-mapped and log-block schemes (`block`, `bast`, `fast`: one
 //! [`hybrid::LogScheme`] each, on the mechanism [`hybrid::LogBlockFtl`]) merge instead

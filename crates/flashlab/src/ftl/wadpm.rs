@@ -7,7 +7,7 @@
 //! per plane, the GC victim policy of `[ftl] gc`): its registry line takes block units and
 //! `full` striping only.
 //!
-//! Built on the page-mapped FTL's mechanism (`page.rs`) with a cached table
+//! Built on the page-mapped FTL's mechanism (`ftl/page/`) with a cached table
 //! ([`CachedTable`]): this file supplies only the translation ([`Translate`] for [`PlaneMap`]),
 //! which also fixes each write's pool. Translation pages hold 4-byte
 //! entries (`page_size / 4` per page); a map read costs a page read on the entry's plane, a map

@@ -98,7 +98,7 @@ dyn_clone::clone_trait_object!(GcPolicy);
 /// The next victim of `pool`, the schedule's minimum-invalid rule applied: the policy chooses,
 /// a choice that frees fewer than `min_invalid` pages is declined (`None`, nothing changed), and
 /// otherwise the policy takes it. The one place the rule is applied; the GC mechanism
-/// (`ftl/page.rs`) calls it for every victim.
+/// (`ftl/page/collect.rs`) calls it for every victim.
 pub fn select_victim(policy: &mut dyn GcPolicy, view: &GcView, pool: u32, min_invalid: u32) -> Option<u32> {
     if min_invalid > 0 && !policy.may_free(view, pool, min_invalid) {
         return None;

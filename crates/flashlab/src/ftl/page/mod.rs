@@ -1,27 +1,30 @@
-//! Page-mapped FTL and the one GC mechanism of the page-mapped family.
-//!
-//! Owns the logical→physical table (one `u32` per logical page; the physical→logical direction
-//! is the NAND's OOB, so no second table is kept), a valid bit per physical page (so GC finds a
-//! victim's valid pages with a sequential scan instead of a random table lookup per page) and drives the allocator, the GC victim
-//! policy and the NAND. When GC runs and for how long is the GC schedule's decision
-//! (`ftl::schedule`: `classic` before a new segment would take a pool below its reserve,
-//! `watermark` from a low to a high free count, `femu` in the background after a request and
-//! forced at a lower level); which segment is the victim is the policy's (`ftl::gc`), from a
-//! read-only view; whether a victim frees enough is the schedule's minimum-invalid rule.
-//! Moving valid pages, erasing and counting happen only here.
+//! Page-mapped FTL: the logical→physical table (one `u32` per logical page; the
+//! physical→logical direction is the NAND's OOB, so no second table is kept), a valid bit per
+//! physical page (so GC finds a victim's valid pages with a sequential scan instead of a random
+//! table lookup per page), the write path and the `Ftl` operations. Its parts with one job each:
+//! the allocator (`ftl/alloc.rs`: segments, free pools, frontiers), the GC mechanism
+//! (`collect.rs`: rounds, victims through the policy, moves, erases), the stream and cold-region
+//! accounting (`ftl/streams.rs`) and the bit ranges GC lists and sets (`bits.rs`). When GC runs
+//! is the schedule's decision (`ftl::schedule`), which segment is the victim the policy's
+//! (`ftl::gc`); moving valid pages, erasing and counting happen only in this module.
 //!
 //! Memory: 4 B per logical page + 1 bit per physical page + the NAND's 4 B per physical page
 //! (8 B with verify tags) + O(segments).
 
 use super::alloc::Segments;
-use super::gc::{self, GcPolicy};
+use super::gc;
 use super::maptable::{MapTable, Resident};
-use super::schedule::{self, GcSchedule, Round, ScheduleContext};
+use super::schedule::{self, GcSchedule, ScheduleContext};
 use super::streams::StreamTrack;
 use super::{Ftl, FtlCounters, FtlFastPath, FtlReports, FtlSpec, GcReport, MappingReport, ReadOutcome, Striping};
 use crate::error::Error;
 use crate::nand::{Nand, NandCounters};
 use crate::units::{Lpn, Nanos, Ppn};
+
+mod bits;
+mod collect;
+
+use collect::GcEngine;
 
 const UNMAPPED: u32 = u32::MAX;
 
@@ -32,88 +35,22 @@ pub struct PageFtl<M = Resident> {
     valid_bits: crate::hint::Table<u64>,
     segs: Segments,
     nand: Nand,
-    policy: Box<dyn GcPolicy>,
-    policy_name: String,
+    /// The GC mechanism's state: policy, schedule, gate, settled checks.
+    gc: GcEngine,
     striping: Striping,
     /// Logical pages per pool under `Striping::None`.
     pages_per_pool: u64,
     /// Round-robin pool cursor per stream under `Striping::Full`.
     cursor: Vec<u32>,
-    schedule: Box<dyn GcSchedule>,
-    /// The schedule collects after host requests.
-    background: bool,
-    /// Fully valid victims in a row (a full device, or a policy that keeps choosing them).
-    fruitless: u32,
-    /// Background rounds with a minimum of invalid pages: per pool, the sealed segments that
-    /// could meet it (so a round no victim could meet is declined without asking the policy).
-    gate: Option<Gate>,
-    /// Background checks whose outcome cannot have changed since they were made (see [`Settled`]).
-    settled: Settled,
     /// Valid pages per pool, and the most a pool may hold and still keep its GC reserve.
     pool_valid: Vec<u64>,
     pool_valid_limit: u64,
-    in_gc: bool,
     counters: FtlCounters,
     /// Copy flows, overwrites and the cold region, by write stream.
     streams: StreamTrack,
     /// What the table costs and whether it fixes placement: [`Resident`] for `page`; a
     /// cached table for DFTL and WADPM.
     table: M,
-    /// GC's lists of a victim's valid pages and their logical pages (reused).
-    gc_srcs: Vec<u32>,
-    gc_lpns: Vec<u32>,
-}
-
-/// The schedule's background check after a request depends, per pool, only on the pool's free
-/// segments and its gate count (and the gate's minimum): while neither changes, a pool that
-/// wanted no round wants none again, and one whose round was declined is declined again. Such a
-/// pool is settled: after a request it costs nothing, or one declined round added in bulk, instead
-/// of a schedule call and a gate lookup (the `femu` schedule asks after every request, for every
-/// pool). A pool is unsettled by whatever changes its free count or gate count.
-#[derive(Clone)]
-struct Settled {
-    /// Pools to check after the next request, a bit each.
-    check: Vec<u64>,
-    /// Per pool: settled on a declined round.
-    declined: Vec<bool>,
-    /// Pools settled on a declined round.
-    declined_count: u64,
-}
-
-impl Settled {
-    fn new(pools: u32) -> Self {
-        let mut check = vec![0u64; (pools as usize).div_ceil(64)];
-        for p in 0..pools as usize {
-            check[p / 64] |= 1 << (p % 64);
-        }
-        Settled { check, declined: vec![false; pools as usize], declined_count: 0 }
-    }
-
-    /// `pool`'s free count or gate count changed: check it again.
-    #[inline]
-    fn unsettle(&mut self, pool: u32) {
-        self.check[pool as usize / 64] |= 1 << (pool % 64);
-        if std::mem::take(&mut self.declined[pool as usize]) {
-            self.declined_count -= 1;
-        }
-    }
-
-    /// `pool` was just checked: no round (`declined` false) or a declined one.
-    #[inline]
-    fn settle(&mut self, pool: u32, declined: bool) {
-        self.check[pool as usize / 64] &= !(1 << (pool % 64));
-        self.declined[pool as usize] = declined;
-        self.declined_count += declined as u64;
-    }
-}
-
-/// Sealed segments per pool holding at most `max_valid` valid pages (kept exactly, O(1) per
-/// event: seal, invalidation, victim), for background rounds whose first victim must free
-/// `pages_per_segment - max_valid` pages.
-#[derive(Clone)]
-struct Gate {
-    max_valid: u32,
-    count: Vec<u32>,
 }
 
 pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
@@ -204,25 +141,16 @@ impl<M: MapTable> PageFtl<M> {
             valid_bits: crate::hint::table((layout.total_pages() as usize).div_ceil(64), 0),
             segs: Segments::new(layout, streams),
             nand: Nand::new(layout, spec.verify, spec.timing),
-            policy,
-            policy_name: cfg.gc_name().to_string(),
+            gc: GcEngine::new(policy, cfg.gc_name().to_string(), schedule, layout.pools, layout.pages_per_segment),
             striping: cfg.striping,
             pages_per_pool: spec.logical_pages.div_ceil(pools),
             cursor: vec![0; streams],
-            background: schedule.has_background(),
-            schedule,
-            fruitless: 0,
-            gate: None,
-            settled: Settled::new(layout.pools),
             pool_valid: vec![0; layout.pools as usize],
             pool_valid_limit: (layout.segments_per_pool().saturating_sub(reserve + streams as u32 + 1) as u64)
                 * layout.pages_per_segment as u64,
-            in_gc: false,
             counters: FtlCounters::default(),
             streams: StreamTrack::new(shape, spec.logical_pages),
             table,
-            gc_srcs: Vec::with_capacity(layout.pages_per_segment as usize),
-            gc_lpns: Vec::with_capacity(layout.pages_per_segment as usize),
         })
     }
 
@@ -302,7 +230,7 @@ impl<M: MapTable> PageFtl<M> {
     /// stream's frontier, the old copy invalidated, the program; returns its completion.
     #[inline(always)]
     fn write_page(&mut self, lpn: u64, tag: u32, t_ns: u64) -> Result<u64, Error> {
-        let stream = self.policy.host_stream(lpn);
+        let stream = self.gc.policy.host_stream(lpn);
         let pool = self.pool_for(lpn, stream);
         let ppn = self.take_page(stream, pool, t_ns)?;
         let old = self.l2p[lpn as usize];
@@ -337,8 +265,8 @@ impl<M: MapTable> PageFtl<M> {
             if let Some(ppn) = self.segs.frontier_page(stream, pool) {
                 return Ok(ppn);
             }
-            if !self.in_gc {
-                if let Some(round) = self.schedule.foreground(self.segs.free_count(pool)) {
+            if !self.gc.in_gc {
+                if let Some(round) = self.gc.schedule.foreground(self.segs.free_count(pool)) {
                     self.run_round(pool, round, t_ns)?;
                     continue;
                 }
@@ -351,7 +279,7 @@ impl<M: MapTable> PageFtl<M> {
     fn open_segment(&mut self, stream: usize, pool: u32) -> Result<(), Error> {
         match self.segs.open_next(stream, pool) {
             Some(_) => {
-                self.settled.unsettle(pool);
+                self.gc.settled.unsettle(pool);
                 Ok(())
             }
             None => Err(Error::DeviceFull(format!("pool {pool} has no free segment left for stream {stream}"))),
@@ -374,15 +302,15 @@ impl<M: MapTable> PageFtl<M> {
     /// `ppn`, just programmed, was the last page of its segment: seal it.
     fn seal(&mut self, ppn: u32) {
         let seg = self.segs.seal(ppn, self.counters.host_writes);
-        if let Some(g) = &mut self.gate {
+        if let Some(g) = &mut self.gc.gate {
             if self.segs.valid[seg as usize] <= g.max_valid {
                 let pool = self.segs.layout.pool_of(seg);
                 g.count[pool as usize] += 1;
-                self.settled.unsettle(pool);
+                self.gc.settled.unsettle(pool);
             }
         }
         let view = self.segs.view(self.counters.host_writes);
-        self.policy.on_seal(&view, seg);
+        self.gc.policy.on_seal(&view, seg);
     }
 
     #[inline(always)]
@@ -394,280 +322,14 @@ impl<M: MapTable> PageFtl<M> {
         debug_assert!(*v > 0, "invalidating a page of segment {seg} with no valid pages");
         *v -= 1;
         let v = *v;
-        if let Some(g) = &mut self.gate {
+        if let Some(g) = &mut self.gc.gate {
             if v == g.max_valid && self.segs.state[seg as usize] == gc::SegState::Sealed {
                 let pool = self.segs.layout.pool_of(seg);
                 g.count[pool as usize] += 1;
-                self.settled.unsettle(pool);
+                self.gc.settled.unsettle(pool);
             }
         }
-        self.policy.on_invalidate(seg, v);
-    }
-
-    /// One GC round on `pool`: victims until the round is complete (one victim, or until the pool
-    /// has `until_free` free segments) and the policy wants no more. A round whose first victim
-    /// would free fewer than `min_invalid` pages is declined. Returns whether anything was
-    /// collected.
-    fn run_round(&mut self, pool: u32, round: Round, t_ns: u64) -> Result<bool, Error> {
-        assert!(!self.in_gc, "GC re-entered");
-        self.in_gc = true;
-        self.policy.on_round_start();
-        self.nand.begin_gc();
-        let result = self.collect_round(pool, round, t_ns);
-        self.nand.end_gc();
-        self.in_gc = false;
-        let collected = result?;
-        if collected {
-            self.counters.gc_rounds += 1;
-        }
-        Ok(collected)
-    }
-
-    fn collect_round(&mut self, pool: u32, round: Round, t_ns: u64) -> Result<bool, Error> {
-        let pps = self.segs.layout.pages_per_segment;
-        let mut victims = 0u32;
-        loop {
-            let view = self.segs.view(self.counters.host_writes);
-            let need = match round.until_free {
-                None => victims == 0,
-                Some(n) => self.segs.free_count(pool) < n,
-            };
-            let want = victims > 0 && self.policy.continue_round(&view, victims);
-            if !need && !want {
-                return Ok(victims > 0);
-            }
-            let min_invalid = if victims == 0 { round.min_invalid } else { 0 };
-            let Some(victim) = gc::select_victim(self.policy.as_mut(), &view, pool, min_invalid) else {
-                if min_invalid > 0 {
-                    return Ok(false);
-                }
-                return Err(Error::DeviceFull(format!("GC found no victim in pool {pool}")));
-            };
-            assert_eq!(
-                self.segs.layout.pool_of(victim),
-                pool,
-                "GC policy `{}` chose segment {victim} outside pool {pool}",
-                self.policy_name
-            );
-            assert_eq!(
-                self.segs.state[victim as usize],
-                gc::SegState::Sealed,
-                "GC policy `{}` chose unsealed segment {victim}",
-                self.policy_name
-            );
-            self.fruitless = if self.segs.valid[victim as usize] == pps { self.fruitless + 1 } else { 0 };
-            if self.fruitless > 0 && !self.pool_has_invalid(pool, victim) {
-                return Err(Error::DeviceFull(format!(
-                    "every segment of pool {pool} is fully valid: logical data fills the physical space ({})",
-                    self.pool_summary(pool)
-                )));
-            }
-            assert!(
-                self.fruitless <= 4 * self.segs.layout.segments_per_pool(),
-                "GC policy keeps choosing fully valid victims in pool {pool} while others hold invalid pages ({})",
-                self.pool_summary(pool)
-            );
-            self.collect(victim, pool, t_ns)?;
-            victims += 1;
-        }
-    }
-
-    /// Sealed segments of `pool` with at least `min_invalid` invalid pages, and whether the gate
-    /// was built, or rebuilt for a new minimum, by one scan to answer (every settled check is
-    /// then stale).
-    fn gate_count(&mut self, pool: u32, min_invalid: u32) -> (u32, bool) {
-        let max_valid = self.segs.layout.pages_per_segment.saturating_sub(min_invalid);
-        let rebuilt = self.gate.as_ref().is_none_or(|g| g.max_valid != max_valid);
-        if rebuilt {
-            self.gate = Some(Gate { max_valid, count: self.count_sealed_at_most(max_valid) });
-        }
-        (self.gate.as_ref().expect("gate built").count[pool as usize], rebuilt)
-    }
-
-    /// Per pool: sealed segments with at most `max_valid` valid pages.
-    fn count_sealed_at_most(&self, max_valid: u32) -> Vec<u32> {
-        let l = &self.segs.layout;
-        let mut count = vec![0u32; l.pools as usize];
-        for seg in 0..l.segments {
-            if self.segs.state[seg as usize] == gc::SegState::Sealed && self.segs.valid[seg as usize] <= max_valid {
-                count[l.pool_of(seg) as usize] += 1;
-            }
-        }
-        count
-    }
-
-    fn pool_summary(&self, pool: u32) -> String {
-        let l = &self.segs.layout;
-        let segs: Vec<u32> = (0..l.segments).filter(|&s| l.pool_of(s) == pool).collect();
-        let count = |st| segs.iter().filter(|&&s| self.segs.state[s as usize] == st).count();
-        let valid: u64 = segs.iter().map(|&s| self.segs.valid[s as usize] as u64).sum();
-        format!(
-            "{} free, {} open, {} sealed segments of {} pages; {valid} valid pages",
-            count(gc::SegState::Free),
-            count(gc::SegState::Open),
-            count(gc::SegState::Sealed),
-            l.pages_per_segment
-        )
-    }
-
-    /// Does any sealed segment of `pool` other than `victim` hold an invalid page? (O(segments);
-    /// asked only after a fully valid victim, to tell a full device from a FIFO-like policy.)
-    fn pool_has_invalid(&self, pool: u32, victim: u32) -> bool {
-        let pps = self.segs.layout.pages_per_segment;
-        (0..self.segs.layout.segments).any(|s| {
-            s != victim
-                && self.segs.layout.pool_of(s) == pool
-                && self.segs.state[s as usize] == gc::SegState::Sealed
-                && self.segs.valid[s as usize] < pps
-        })
-    }
-
-    /// Move the valid pages of `victim`, erase it, return it to the free pool.
-    fn collect(&mut self, victim: u32, pool: u32, t_ns: u64) -> Result<(), Error> {
-        if let Some(g) = &mut self.gate {
-            if self.segs.valid[victim as usize] <= g.max_valid {
-                g.count[pool as usize] -= 1;
-            }
-        }
-        let view = self.segs.view(self.counters.host_writes);
-        let stream = self.policy.gc_stream(&view, victim);
-        let mut done = t_ns;
-        if self.nand.timing() {
-            // Listed once (nothing a move does changes the victim's valid bits or OOB but the
-            // move itself), then moved one by one in page order, each booked on the timeline.
-            let (srcs, lpns) = self.list_victim(victim);
-            let mut result = Ok(());
-            for (k, (&ppn, &lpn)) in srcs.iter().zip(&lpns).enumerate() {
-                if let Some(&next) = lpns.get(k + GC_AHEAD) {
-                    crate::hint::prefetch_l2(&self.l2p, next as usize);
-                }
-                match self.move_valid(ppn, lpn, victim, stream, pool, t_ns) {
-                    Ok(t) => done = done.max(t),
-                    Err(e) => {
-                        result = Err(e);
-                        break;
-                    }
-                }
-            }
-            self.gc_srcs = srcs;
-            self.gc_lpns = lpns;
-            result?;
-        } else {
-            self.move_runs(victim, stream, pool)?;
-        }
-        assert_eq!(self.segs.valid[victim as usize], 0, "victim {victim} still has valid pages after collection");
-        self.table.victim_done(done, self.nand.timeline_mut());
-        self.nand.erase_segment(victim, Nanos(done));
-        self.segs.release(victim);
-        self.settled.unsettle(pool);
-        self.policy.on_erase(victim);
-        self.counters.gc_victims += 1;
-        Ok(())
-    }
-
-    /// The valid pages of `victim` and the logical pages their OOB names, in page order, in GC's
-    /// reused lists (taken from `gc_srcs` / `gc_lpns`; the caller puts them back). The victim's
-    /// OOB was written long ago: its lines are asked for at once, so they arrive together while
-    /// the valid bits are listed (~10% on bench-accounting); then the first [`GC_AHEAD`] L2P
-    /// entries the moves will write.
-    fn list_victim(&mut self, victim: u32) -> (Vec<u32>, Vec<u32>) {
-        let pps = self.segs.layout.pages_per_segment;
-        let (first, end) = (victim * pps, victim * pps + pps);
-        self.nand.prefetch_oob(first, pps);
-        self.nand.prefetch_erase(victim);
-        let mut srcs = std::mem::take(&mut self.gc_srcs);
-        let mut lpns = std::mem::take(&mut self.gc_lpns);
-        set_bits_in(&self.valid_bits, first, end, self.nand.oob_range(first, end), &mut srcs, &mut lpns);
-        for &lpn in lpns.iter().take(GC_AHEAD) {
-            crate::hint::prefetch_l2(&self.l2p, lpn as usize);
-        }
-        (srcs, lpns)
-    }
-
-    /// Accounting mode: move the valid pages of `victim` as [`PageFtl::move_valid`] does one by
-    /// one, in the same order and to the same pages, with the same state at every seal (the only
-    /// point a policy looks), but in runs: the victim's valid pages and their logical pages are
-    /// listed once, then copied to the frontier one open-segment stretch at a time, with the
-    /// counters updated once per stretch and the L2P entries asked for ahead of their writes.
-    fn move_runs(&mut self, victim: u32, stream: usize, pool: u32) -> Result<(), Error> {
-        let pps = self.segs.layout.pages_per_segment;
-        let (first, end) = (victim * pps, victim * pps + pps);
-        let (srcs, lpns) = self.list_victim(victim);
-        let from = self.segs.stream[victim as usize] as usize;
-        let into_cold = self.streams.enters_cold(from, stream);
-        let mut k = 0;
-        while k < srcs.len() {
-            let want = (srcs.len() - k) as u32;
-            let (dst, n) = match self.segs.frontier_run(stream, pool, want) {
-                Some(run) => run,
-                None => {
-                    // As `take_page` does inside GC: open the next free segment, or fail.
-                    self.open_segment(stream, pool)?;
-                    continue;
-                }
-            };
-            let run = k..k + n as usize;
-            self.nand.move_run(&srcs[run.clone()], &lpns[run.clone()], dst);
-            let ahead = lpns.get(k + GC_AHEAD..).unwrap_or_default();
-            for (i, &lpn) in lpns[run].iter().enumerate() {
-                if let Some(&next) = ahead.get(i) {
-                    crate::hint::prefetch_l2(&self.l2p, next as usize);
-                }
-                self.l2p[lpn as usize] = dst + i as u32;
-                self.table.moved(lpn as u64);
-                if into_cold {
-                    self.streams.enter_cold(lpn as u64, self.counters.host_writes);
-                }
-            }
-            set_bits(&mut self.valid_bits, dst, dst + n);
-            let moved = n as u64;
-            self.segs.valid[victim as usize] -= n;
-            self.segs.valid[self.segs.layout.segment_of(dst) as usize] += n;
-            self.counters.gc_copies += moved;
-            self.streams.moved(from, stream, moved);
-            let last = dst + n - 1;
-            if self.segs.is_last_page(last) {
-                self.seal(last);
-            }
-            k += n as usize;
-        }
-        clear_bits(&mut self.valid_bits, first, end);
-        self.gc_srcs = srcs;
-        self.gc_lpns = lpns;
-        Ok(())
-    }
-
-    /// Move valid page `ppn` of `victim`, holding `lpn` per its OOB, to the frontier of
-    /// (stream, pool).
-    #[inline]
-    fn move_valid(
-        &mut self,
-        ppn: u32,
-        lpn: u32,
-        victim: u32,
-        stream: usize,
-        pool: u32,
-        t_ns: u64,
-    ) -> Result<u64, Error> {
-        assert_ne!(lpn, crate::nand::NO_LPN, "valid page {ppn} carries no lpn in its OOB");
-        let lpn = lpn as u64;
-        let dst = match self.segs.frontier_page(stream, pool) {
-            Some(p) => p,
-            None => self.take_page(stream, pool, t_ns)?,
-        };
-        let Nanos(done) = self.nand.move_page(Ppn(ppn), Ppn(dst), Nanos(t_ns));
-        self.valid_bits[ppn as usize / 64] &= !(1 << (ppn % 64));
-        self.segs.valid[victim as usize] -= 1;
-        self.pool_valid[pool as usize] -= 1;
-        self.place(lpn, dst);
-        self.counters.gc_copies += 1;
-        self.table.moved(lpn);
-        let from = self.segs.stream[victim as usize] as usize;
-        self.streams.moved(from, stream, 1);
-        if self.streams.enters_cold(from, stream) {
-            self.streams.enter_cold(lpn, self.counters.host_writes);
-        }
-        Ok(done)
+        self.gc.policy.on_invalidate(seg, v);
     }
 
     /// [`Ftl::fill_sequential`]: a fresh device's sequential fill, each page as [`Ftl::write`]
@@ -681,7 +343,7 @@ impl<M: MapTable> PageFtl<M> {
         assert_eq!(self.counters.host_writes, 0, "a direct fill starts on a fresh device");
         let mut background = self.fill_background();
         for lpn in 0..n {
-            let stream = self.policy.host_stream(lpn);
+            let stream = self.gc.policy.host_stream(lpn);
             let pool = self.pool_for(lpn, stream);
             let ppn = match self.segs.frontier_page(stream, pool) {
                 Some(ppn) => ppn,
@@ -713,19 +375,19 @@ impl<M: MapTable> PageFtl<M> {
     /// caller then runs `after_request` itself). Makes the gate calls `after_request` makes
     /// before its first collecting pool, so the gate ends as it would.
     fn fill_background(&mut self) -> Option<u64> {
-        if !self.background {
+        if !self.gc.background {
             return Some(0);
         }
         let mut declined = 0;
         for pool in 0..self.segs.layout.pools {
-            if let Some(round) = self.schedule.background(self.segs.free_count(pool)) {
+            if let Some(round) = self.gc.schedule.background(self.segs.free_count(pool)) {
                 if round.min_invalid == 0 {
                     return None;
                 }
                 let (count, rebuilt) = self.gate_count(pool, round.min_invalid);
                 if rebuilt {
                     // The checks settled under another gate are stale.
-                    (0..self.segs.layout.pools).for_each(|p| self.settled.unsettle(p));
+                    (0..self.segs.layout.pools).for_each(|p| self.gc.settled.unsettle(p));
                 }
                 if count > 0 {
                     return None;
@@ -736,62 +398,6 @@ impl<M: MapTable> PageFtl<M> {
         Some(declined)
     }
 
-    /// The background rounds the schedule asks for after a host request (see
-    /// [`Ftl::after_request`]).
-    fn background_rounds(&mut self, Nanos(t_ns): Nanos) -> Result<bool, Error> {
-        let mut worked = false;
-        // Settled pools declined again (in bulk); the others checked in pool order.
-        self.counters.gc_declined_rounds += self.settled.declined_count;
-        let pools = self.segs.layout.pools;
-        let mut next = 0u32;
-        while let Some(pool) = self.next_to_check(next) {
-            next = pool + 1;
-            let Some(round) = self.schedule.background(self.segs.free_count(pool)) else {
-                self.settled.settle(pool, false);
-                continue;
-            };
-            if round.min_invalid > 0 {
-                let (count, rebuilt) = self.gate_count(pool, round.min_invalid);
-                if rebuilt {
-                    // Pools after this one settled on a declined round under the old gate were
-                    // counted above and are checked again below: take their count back.
-                    for p in next..pools {
-                        self.counters.gc_declined_rounds -= self.settled.declined[p as usize] as u64;
-                    }
-                    (0..pools).for_each(|p| self.settled.unsettle(p));
-                }
-                if count == 0 {
-                    // No sealed segment frees enough: whatever the policy chose would fail.
-                    self.counters.gc_declined_rounds += 1;
-                    self.settled.settle(pool, true);
-                    continue;
-                }
-            }
-            if self.run_round(pool, round, t_ns)? {
-                self.counters.gc_background_rounds += 1;
-                worked = true;
-            } else {
-                self.counters.gc_declined_rounds += 1;
-            }
-        }
-        Ok(worked)
-    }
-
-    /// The first pool at or after `from` to check after this request.
-    #[inline]
-    fn next_to_check(&self, from: u32) -> Option<u32> {
-        let check = &self.settled.check;
-        let mut w = from as usize / 64;
-        let mut bits = *check.get(w)? & (u64::MAX << (from % 64));
-        loop {
-            if bits != 0 {
-                return Some(w as u32 * 64 + bits.trailing_zeros());
-            }
-            w += 1;
-            bits = *check.get(w)?;
-        }
-    }
-
     #[inline]
     fn is_valid(&self, ppn: u32) -> bool {
         self.valid_bits[ppn as usize / 64] >> (ppn % 64) & 1 == 1
@@ -799,65 +405,6 @@ impl<M: MapTable> PageFtl<M> {
 
     fn check_lpn(&self, lpn: u64) {
         assert!(lpn < self.l2p.len() as u64, "lpn {lpn} beyond the logical capacity: the host layer must reject it");
-    }
-}
-
-/// GC asks for the L2P entry of a move this many moves ahead, into L2 ([`crate::hint::prefetch_l2`]),
-/// in both modes' moves ([`PageFtl::list_victim`] asks for the first this many at once).
-/// bench-accounting's 128 GiB scaling point, medians of 4 alternating rounds (benches/README.md,
-/// session 40), ns per host page: 16 ahead into L1 (before) ~136, 32 into L2 ~119, 64 ~115, 128
-/// ~113 (the ranges overlap from 64 on); at 8 GiB no difference. 64 was kept: 128 asks for over
-/// half of a typical victim (~217 valid pages) in one burst as it is listed.
-const GC_AHEAD: usize = 64;
-
-/// Mask of the bits of word `w` (bits `64w .. 64w + 64`) inside `[from, to)`.
-#[inline]
-fn word_mask(w: u32, from: u32, to: u32) -> u64 {
-    let lo = from.saturating_sub(w * 64).min(64);
-    let hi = (to - w * 64).min(64);
-    let upto = |b: u32| if b >= 64 { u64::MAX } else { (1u64 << b) - 1 };
-    upto(hi) & !upto(lo)
-}
-
-/// Replace `out` with the set bits of `words` in `[from, to)`, in increasing order, and
-/// `out_labels` with their labels, `labels[b - from]` for bit `b` (GC: a victim's valid pages
-/// and their logical pages from its OOB). Sized by one count of the bits first, then written in
-/// place.
-fn set_bits_in(words: &[u64], from: u32, to: u32, labels: &[u32], out: &mut Vec<u32>, out_labels: &mut Vec<u32>) {
-    assert_eq!(labels.len(), (to - from) as usize, "a label per bit of the range");
-    let span = &words[(from / 64) as usize..to.div_ceil(64) as usize];
-    let masked = |i: usize, word: u64| word & word_mask(from / 64 + i as u32, from, to);
-    let count = span.iter().enumerate().map(|(i, &word)| masked(i, word).count_ones() as usize).sum();
-    out.clear();
-    out.resize(count, 0);
-    out_labels.clear();
-    out_labels.resize(count, 0);
-    let (out, out_labels) = (&mut out[..count], &mut out_labels[..count]);
-    let mut k = 0;
-    for (i, &word) in span.iter().enumerate() {
-        let base = (from / 64 + i as u32) * 64;
-        let mut bits = masked(i, word);
-        while bits != 0 {
-            let b = base + bits.trailing_zeros();
-            out[k] = b;
-            out_labels[k] = labels[(b - from) as usize];
-            k += 1;
-            bits &= bits - 1;
-        }
-    }
-}
-
-/// Set the bits `[from, to)` of `words`.
-fn set_bits(words: &mut [u64], from: u32, to: u32) {
-    for w in from / 64..to.div_ceil(64) {
-        words[w as usize] |= word_mask(w, from, to);
-    }
-}
-
-/// Clear the bits `[from, to)` of `words`.
-fn clear_bits(words: &mut [u64], from: u32, to: u32) {
-    for w in from / 64..to.div_ceil(64) {
-        words[w as usize] &= !word_mask(w, from, to);
     }
 }
 
@@ -922,7 +469,7 @@ impl<M: MapTable> Ftl for PageFtl<M> {
 
     #[inline]
     fn after_request(&mut self, t: Nanos) -> Result<bool, Error> {
-        if !self.background {
+        if !self.gc.background {
             return Ok(false);
         }
         self.background_rounds(t)
@@ -1010,7 +557,7 @@ impl<M: MapTable> Ftl for PageFtl<M> {
             (ppn != UNMAPPED).then(|| self.nand.layout().decode(ppn).plane)
         };
         self.table.validate(self.l2p.len() as u64, &plane_of)?;
-        if let Some(g) = &self.gate {
+        if let Some(g) = &self.gc.gate {
             let want = self.count_sealed_at_most(g.max_valid);
             if want != g.count {
                 return Err(format!(
@@ -1021,29 +568,29 @@ impl<M: MapTable> Ftl for PageFtl<M> {
         }
         // A settled pool's check would find what it found when it settled.
         for pool in 0..l.pools {
-            if self.settled.check[pool as usize / 64] >> (pool % 64) & 1 == 1 {
+            if self.gc.settled.check[pool as usize / 64] >> (pool % 64) & 1 == 1 {
                 continue;
             }
-            let now = self.schedule.background(self.segs.free_count(pool)).map(|round| {
+            let now = self.gc.schedule.background(self.segs.free_count(pool)).map(|round| {
                 let max_valid = l.pages_per_segment.saturating_sub(round.min_invalid);
-                let gate = self.gate.as_ref().filter(|g| g.max_valid == max_valid);
+                let gate = self.gc.gate.as_ref().filter(|g| g.max_valid == max_valid);
                 round.min_invalid > 0 && gate.is_some_and(|g| g.count[pool as usize] == 0)
             });
-            let want = self.settled.declined[pool as usize].then_some(true);
+            let want = self.gc.settled.declined[pool as usize].then_some(true);
             if now != want {
                 return Err(format!(
                     "pool {pool} settled ({}) but its background check now finds {now:?}",
-                    if self.settled.declined[pool as usize] { "declined" } else { "no round" }
+                    if self.gc.settled.declined[pool as usize] { "declined" } else { "no round" }
                 ));
             }
         }
-        let declined = self.settled.declined.iter().filter(|&&d| d).count() as u64;
-        if declined != self.settled.declined_count {
-            return Err(format!("{} pools settled declined, counted {}", declined, self.settled.declined_count));
+        let declined = self.gc.settled.declined.iter().filter(|&&d| d).count() as u64;
+        if declined != self.gc.settled.declined_count {
+            return Err(format!("{} pools settled declined, counted {}", declined, self.gc.settled.declined_count));
         }
         self.segs.validate()?;
         self.nand.validate()?;
-        self.policy.validate(&self.segs.view(self.counters.host_writes))
+        self.gc.policy.validate(&self.segs.view(self.counters.host_writes))
     }
 }
 
@@ -1059,7 +606,7 @@ impl<M: MapTable> FtlFastPath for PageFtl<M> {
             self.check_lpn(lpn);
             // A free lookup returns its issue time: nothing to ask the table.
             self.write_page(lpn, first_tag.wrapping_add(i as u32), t.0)?;
-            if self.background {
+            if self.gc.background {
                 self.background_rounds(t)?;
             }
         }
@@ -1088,7 +635,7 @@ impl<M: MapTable> FtlFastPath for PageFtl<M> {
             let seg = self.segs.layout.segment_of(ppn);
             crate::hint::prefetch(&self.valid_bits, ppn as usize / 64);
             crate::hint::prefetch(&self.segs.valid, seg as usize);
-            self.policy.prefetch(seg);
+            self.gc.policy.prefetch(seg);
         }
         // The page's move time into the cold region, read if the write returns it (not gated on
         // the cold bit: waiting for that load would cost what the prefetch saves).
@@ -1099,7 +646,7 @@ impl<M: MapTable> FtlFastPath for PageFtl<M> {
 impl<M: MapTable> FtlReports for PageFtl<M> {
     fn held_pages(&self) -> Option<u64> {
         let l = &self.segs.layout;
-        let per_pool = self.schedule.reserve() as u64 + self.streams.streams() as u64 - 1;
+        let per_pool = self.gc.schedule.reserve() as u64 + self.streams.streams() as u64 - 1;
         Some(per_pool * l.pools as u64 * l.pages_per_segment as u64)
     }
 
@@ -1108,10 +655,10 @@ impl<M: MapTable> FtlReports for PageFtl<M> {
     }
 
     fn gc_report(&self) -> GcReport {
-        let extra = self.policy.metrics().into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        let extra = self.gc.policy.metrics().into_iter().map(|(k, v)| (k.to_string(), v)).collect();
         let mut report = GcReport {
-            policy: self.policy_name.clone(),
-            schedule: self.schedule.describe(),
+            policy: self.gc.policy_name.clone(),
+            schedule: self.gc.schedule.describe(),
             victims: self.counters.gc_victims,
             fallback_share: super::fallback_share(&extra, self.counters.gc_victims),
             extra,
@@ -1172,34 +719,6 @@ mod tests {
             .map(|s| pps - f.segs.valid[s as usize])
             .max()
             .unwrap_or(0)
-    }
-
-    #[test]
-    fn bit_ranges_match_a_bit_by_bit_walk() {
-        let mut words = vec![0u64; 5];
-        let mut seed = 0x1234_5678_9abc_def0u64;
-        for w in words.iter_mut() {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            *w = seed;
-        }
-        let bit = |words: &[u64], b: u32| words[b as usize / 64] >> (b % 64) & 1 == 1;
-        for (from, to) in [(0, 320), (3, 5), (63, 65), (64, 128), (70, 70), (1, 319), (100, 257)] {
-            let (mut got, mut got_labels) = (Vec::new(), Vec::new());
-            let labels: Vec<u32> = (from..to).map(|b: u32| b.wrapping_mul(2_654_435_761)).collect();
-            set_bits_in(&words, from, to, &labels, &mut got, &mut got_labels);
-            let want: Vec<u32> = (from..to).filter(|&b| bit(&words, b)).collect();
-            assert_eq!(got, want, "[{from}, {to})");
-            let want_labels: Vec<u32> = want.iter().map(|&b| labels[(b - from) as usize]).collect();
-            assert_eq!(got_labels, want_labels, "[{from}, {to}) labels");
-            let (mut set, mut clear) = (words.clone(), words.clone());
-            set_bits(&mut set, from, to);
-            clear_bits(&mut clear, from, to);
-            for b in 0..320 {
-                let inside = (from..to).contains(&b);
-                assert_eq!(bit(&set, b), inside || bit(&words, b), "set [{from}, {to}) bit {b}");
-                assert_eq!(bit(&clear, b), !inside && bit(&words, b), "clear [{from}, {to}) bit {b}");
-            }
-        }
     }
 
     #[test]
