@@ -30,6 +30,8 @@ BufferConfig = TypedDict("BufferConfig", {
     "policy": str,
 })
 
+#: A buffer's page counts: hits and accesses by reads and by writes, and the pages written down
+#: to the FTL, split by cause.
 BufferCounters = TypedDict("BufferCounters", {
     #: Of `flushed_pages`, pages written by flush commands (the end of the run).
     "flush_command_pages": int,
@@ -80,16 +82,27 @@ BufferSummary = TypedDict("BufferSummary", {
 
 #: A whole run. Built by [`Config::from_toml_str`] / [`Config::load`].
 Config = TypedDict("Config", {
+    #: The write buffer (DRAM and/or NVRAM) above the FTL; none by default.
     "buffer": "BufferConfig",
+    #: Required: geometry and capacity. Each count is at least 1, and their product (channels ×
+    #: chips × dies × planes × blocks × pages) at most 4294967294 physical pages: the simulator
+    #: numbers pages with 32 bits (larger devices need larger pages).
     "device": "DeviceConfig",
+    #: Mapping scheme, garbage collection and write placement.
     "ftl": "FtlConfig",
+    #: How requests reach the device.
     "host": "HostConfig",
     #: Name of the run, echoed in the summary and results.json.
     "name": Optional[str],
+    #: Bring the device to a steady state before measuring (nothing by default). Excluded from
+    #: results.
     "precondition": "PreconditionConfig",
     #: The one seed every random choice derives from.
     "seed": int,
+    #: How to simulate and what to record.
     "sim": "SimConfig",
+    #: Flash operation latencies and bus speed, which timing mode (`sim.mode = "timing"`) uses.
+    #: Units in the names.
     "timing": "TimingParams",
     #: Required: `kind` names a generator or `trace`; the other keys belong to it (see
     #: "Parameter tables").
@@ -155,6 +168,7 @@ DeviceSummary = TypedDict("DeviceSummary", {
     "segments": int,
 })
 
+#: Pages GC moved from one write stream to another ([`GcReport::flows`]).
 Flow = TypedDict("Flow", {
     #: Source write stream (the victim's).
     "from": str,
@@ -523,6 +537,7 @@ SimConfig = TypedDict("SimConfig", {
     #: not readable. Set, it may lower that or raise it up to the physical memory (`MemTotal`);
     #: a value above the physical memory is an error.
     "memory_limit": Optional[int],
+    #: Simulation mode; latency and throughput are measured only in `timing`.
     "mode": "Mode",
     #: Record each page re-access's LRU stack distance (`reuse` in results.json).
     "reuse_distance": bool,

@@ -73,6 +73,7 @@ pub enum Mode {
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SimConfig {
+    /// Simulation mode; latency and throughput are measured only in `timing`.
     #[serde(default = "d_mode")]
     pub mode: Mode,
     /// Validate every invariant after every page operation (slow: O(device) each).
@@ -203,21 +204,32 @@ pub struct Config {
     /// The one seed every random choice derives from.
     #[serde(default = "d_seed")]
     pub seed: u64,
+    /// Required: geometry and capacity. Each count is at least 1, and their product (channels ×
+    /// chips × dies × planes × blocks × pages) at most 4294967294 physical pages: the simulator
+    /// numbers pages with 32 bits (larger devices need larger pages).
     pub device: DeviceConfig,
+    /// Flash operation latencies and bus speed, which timing mode (`sim.mode = "timing"`) uses.
+    /// Units in the names.
     #[serde(default)]
     pub timing: TimingParams,
+    /// Mapping scheme, garbage collection and write placement.
     #[serde(default)]
     pub ftl: FtlConfig,
+    /// The write buffer (DRAM and/or NVRAM) above the FTL; none by default.
     #[serde(default)]
     pub buffer: BufferConfig,
+    /// How requests reach the device.
     #[serde(default)]
     pub host: HostConfig,
     /// Required: `kind` names a generator or `trace`; the other keys belong to it (see
     /// "Parameter tables").
     #[schemars(with = "crate::registry::FreeTable")]
     pub workload: toml::Table,
+    /// Bring the device to a steady state before measuring (nothing by default). Excluded from
+    /// results.
     #[serde(default)]
     pub precondition: PreconditionConfig,
+    /// How to simulate and what to record.
     #[serde(default)]
     pub sim: SimConfig,
     /// Where the config came from (for error messages and relative trace paths).
@@ -243,9 +255,14 @@ fn d_seed() -> u64 {
 /// Capacity figures derived from a validated config.
 #[derive(Clone, Copy, Debug)]
 pub struct Resolved {
+    /// The geometry and the GC unit (`ftl.gc_unit`).
     pub layout: Layout,
+    /// Pages exported to the host: the logical capacity in whole pages.
     pub logical_pages: u64,
+    /// Flash page size in bytes.
     pub page_size: u64,
+    /// The spare space obtained, (physical − logical) / logical, with the logical capacity in
+    /// whole pages.
     pub over_provisioning: f64,
 }
 
@@ -268,6 +285,9 @@ impl Config {
         Self::from_toml_str(&text, &path.display().to_string(), overrides)
     }
 
+    /// Parse TOML `text`, apply `key=value` overrides (named `--set key=value` in errors) and
+    /// validate. `source` names the text in errors, and a relative trace path is resolved against
+    /// its directory when it is an existing file.
     pub fn from_toml_str(text: &str, source: &str, overrides: &[String]) -> Result<Config, Error> {
         Self::from_toml_str_labelled(text, source, overrides, &cli_labels(overrides))
     }
@@ -589,6 +609,7 @@ impl Config {
         known("workload.kind", "workload kind", kind, kinds)
     }
 
+    /// The erase / GC unit (`ftl.gc_unit`).
     pub fn gc_unit(&self) -> GcUnit {
         self.ftl.gc_unit
     }

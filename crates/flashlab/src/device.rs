@@ -24,8 +24,12 @@ pub struct CrashReport {
     pub survived_pages: u64,
 }
 
+/// The simulated SSD: a write buffer over an FTL, addressed by host page, with the verify oracle
+/// and check mode.
 pub struct Device {
+    /// The write buffer: every host operation goes through it to `ftl`.
     pub buffer: Box<dyn WriteBuffer>,
+    /// The FTL below the buffer (it owns the NAND).
     pub ftl: Box<dyn Ftl>,
     page_size: u64,
     /// log2(page_size): page sizes are powers of two (validated with the geometry).
@@ -75,6 +79,7 @@ pub struct FlashState {
 }
 
 impl FlashState {
+    /// The FTL and its NAND as they were when the state was taken.
     pub fn ftl(&self) -> &dyn Ftl {
         self.ftl.as_ref()
     }
@@ -130,6 +135,9 @@ impl Device {
         }
     }
 
+    /// `buffer` over `ftl`, with pages of `page_size` bytes (a power of two; panics otherwise).
+    /// `verify`: check every read against the last version written; `check`: validate the FTL's
+    /// and the buffer's invariants after every page operation.
     pub fn new(buffer: Box<dyn WriteBuffer>, ftl: Box<dyn Ftl>, page_size: u64, verify: bool, check: bool) -> Self {
         let logical_pages = ftl.logical_pages();
         assert!(page_size.is_power_of_two(), "page size {page_size} is not a power of two");
@@ -148,6 +156,7 @@ impl Device {
         }
     }
 
+    /// Page size in bytes.
     #[inline]
     pub fn page_size(&self) -> u64 {
         self.page_size
@@ -184,6 +193,7 @@ impl Device {
         (self.remap.is_none() && first < self.logical_pages).then_some(Lpn(first))
     }
 
+    /// Logical pages the device exports (the FTL's).
     #[inline]
     pub fn logical_pages(&self) -> u64 {
         self.logical_pages

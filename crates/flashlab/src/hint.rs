@@ -59,6 +59,7 @@ fn prefetch_into<T, const L2: bool>(slice: &[T], i: usize) {
 /// padding, pointer or niche (a `NonZeroU32` would make [`table`] undefined behaviour): only
 /// plain integers and arrays of them.
 pub unsafe trait Zeroed: Copy + PartialEq {
+    /// The value whose bit pattern is all zeros.
     const ZERO: Self;
 }
 // SAFETY: integers and arrays of integers: every bit pattern, zero included, is a valid value.

@@ -4,6 +4,8 @@
 //! GC, allocator) → NAND → stats. The public API is "configuration in, results out":
 //! [`Config::load`] then [`sim::run`].
 
+#![warn(missing_docs)]
+
 /// This flashlab's version (the crate's), as results record it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 

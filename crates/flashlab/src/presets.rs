@@ -1,7 +1,10 @@
 //! Presets shipped in `configs/`, embedded so `flashlab run NAME` works from any directory.
 
+/// A config shipped with flashlab: its name and its TOML text.
 pub struct Preset {
+    /// Its name, the file stem in `configs/` (`flashlab run NAME`).
     pub name: &'static str,
+    /// The TOML text, compiled in.
     pub text: &'static str,
 }
 
@@ -11,6 +14,7 @@ macro_rules! preset {
     };
 }
 
+/// Every preset, in listing order.
 pub const PRESETS: &[Preset] = &[
     preset!("default"),
     preset!("trace"),
@@ -27,6 +31,7 @@ pub fn about(p: &Preset) -> &'static str {
     p.text.lines().next().and_then(|l| l.strip_prefix("# ")).unwrap_or("")
 }
 
+/// The preset called `name`, if any.
 pub fn find(name: &str) -> Option<&'static Preset> {
     PRESETS.iter().find(|p| p.name == name)
 }

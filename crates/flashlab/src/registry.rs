@@ -180,12 +180,15 @@ pub fn no_params() -> Schema {
 /// keys), as a schema property.
 #[derive(Clone, Copy, Debug)]
 pub struct Param {
+    /// The key in the parameter table.
     pub name: &'static str,
     /// Type as shown in the reference.
     pub ty: &'static str,
     /// Default as TOML text ("" when there is none).
     pub default: &'static str,
+    /// Unit as shown in the reference (the schema's `x-unit`; "" when there is none).
     pub unit: &'static str,
+    /// The description shown in the reference.
     pub doc: &'static str,
 }
 

@@ -3,8 +3,12 @@
 //! unlink. The GC policies keep their candidate segments in these and the block-level buffers
 //! their blocks, so the structure sits at the bottom of the crate, below both layers.
 
+/// No item: the head and tail of an empty list, the links past a list's ends and those of an
+/// item in no list.
 pub const NIL: u32 = u32::MAX;
 
+/// Several intrusive doubly linked lists over the same items (segments or blocks), each item in
+/// at most one list.
 #[derive(Clone, Debug)]
 pub struct SegLists {
     head: Vec<u32>,
@@ -24,6 +28,7 @@ impl SegLists {
             .saturating_add(crate::hint::table_bytes::<[u32; 2]>(items))
     }
 
+    /// `lists` empty lists over items `0..segments`.
     pub fn new(lists: usize, segments: usize) -> Self {
         SegLists { head: vec![NIL; lists], tail: vec![NIL; lists], links: crate::hint::table(segments, [NIL; 2]) }
     }
@@ -34,18 +39,22 @@ impl SegLists {
         crate::hint::prefetch(&self.links, seg as usize);
     }
 
+    /// First item of `list`, or [`NIL`] if it is empty.
     #[inline]
     pub fn head(&self, list: usize) -> u32 {
         self.head[list]
     }
+    /// Last item of `list`, or [`NIL`] if it is empty.
     #[inline]
     pub fn tail(&self, list: usize) -> u32 {
         self.tail[list]
     }
+    /// Item after `seg` in its list, or [`NIL`] at the end.
     #[inline]
     pub fn next(&self, seg: u32) -> u32 {
         self.links[seg as usize][NEXT]
     }
+    /// Item before `seg` in its list, or [`NIL`] at the head.
     #[inline]
     pub fn prev(&self, seg: u32) -> u32 {
         self.links[seg as usize][PREV]

@@ -15,6 +15,8 @@ use std::collections::BTreeSet;
 use super::groups::Groups;
 use super::pages::{Entry, EvictPolicy, PageStore, NIL};
 
+/// Block-level CLOCK over one store's pages (LB-CLOCK, DWB's NV-CLOCK): block groups on a ring
+/// with a reference bit each; the victim is the fullest unreferenced block (module docs).
 pub struct BlockClock {
     groups: Groups,
     referenced: Vec<bool>,
@@ -35,6 +37,7 @@ impl BlockClock {
         Groups::memory(slots) + vec_bytes::<bool>(slots) + 2 * vec_bytes::<u32>(slots) + slots.saturating_mul(24)
     }
 
+    /// An empty ring over `slots` slots, pages grouped by blocks of `pages_per_block` pages.
     pub fn new(slots: u32, pages_per_block: u64) -> Self {
         let n = slots as usize;
         BlockClock {

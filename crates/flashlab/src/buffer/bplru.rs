@@ -1,7 +1,7 @@
 //! BPLRU, Block Padding LRU (H. Kim, S. Ahn, "BPLRU: a buffer management scheme for improving
 //! random writes in flash storage", FAST 2008): a write buffer managed by block-level LRU. A
 //! write to any page of a block makes the block most recent; the victim is the least recently
-//! written block, all its pages together. Page padding (on by default, `[buffer] padding`):
+//! written block, all its pages together. Page padding (on by default, `[buffer.params] padding`):
 //! the victim block's pages that are not buffered are read from flash and written along, so a
 //! log-block FTL sees whole blocks (switch merges); under page mapping padding only adds
 //! writes. LRU compensation: a block whose last page was just written with every page of the
@@ -15,6 +15,7 @@ use super::{BufferConfig, BufferContext, WriteBuffer};
 use crate::error::Error;
 use crate::seglist::SegLists;
 
+/// BPLRU's policy: block groups in one list, least recently written first.
 pub struct Bplru {
     groups: Groups,
     /// Group ids, least (head) to most (tail) recently written.
@@ -35,6 +36,8 @@ fn yes() -> bool {
     true
 }
 
+/// Build BPLRU over one memory: a write-only buffer that pads evicted blocks unless `padding`
+/// is false.
 pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuffer>, Error> {
     let params: Params = super::parse_params(cfg)?;
     let pages = cfg.single_store(ctx)?;
@@ -50,6 +53,7 @@ pub fn memory(cfg: &BufferConfig, ctx: &BufferContext, est: &mut crate::memory::
 }
 
 impl Bplru {
+    /// An empty list over `slots` slots, pages grouped by blocks of `pages_per_block` pages.
     pub fn new(slots: u32, pages_per_block: u64) -> Self {
         Bplru { groups: Groups::new(slots, pages_per_block), order: SegLists::new(1, slots as usize) }
     }

@@ -3,7 +3,7 @@
 //! (page LRU, clean pages only), NVRAM the write buffer. A write always lands in NVRAM (a write
 //! hitting a DRAM page moves it there). NVRAM is split into a Page Region (randomly written
 //! pages, page LRU) and a Block Region (blocks, block LRU): when a block gathers
-//! `[buffer] block_threshold` pages in the Page Region (default half a block: our choice, the
+//! `[buffer.params] block_threshold` pages in the Page Region (default half a block: our choice, the
 //! DWB paper does not give CBM's) it migrates to the Block Region. The victim is the least
 //! recently used block of the Block Region, or, when that is empty, every Page Region page of
 //! the block of the least recently used page. It goes down merged with the same-block pages of
@@ -29,6 +29,8 @@ pub struct Params {
     pub block_threshold: Option<u32>,
 }
 
+/// Build CBM: a page-LRU read cache in `dram`, the two regions in `nvram`; `block_threshold`
+/// must be 1 to the pages of a block.
 pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuffer>, Error> {
     let params: Params = super::parse_params(cfg)?;
     let (dram, nvram) = cfg.dual_stores(ctx)?;
@@ -73,6 +75,8 @@ pub struct CbmRegions {
 }
 
 impl CbmRegions {
+    /// Empty regions over `slots` NVRAM slots, pages grouped by blocks of `pages_per_block` pages;
+    /// a block with `threshold` pages in the Page Region moves to the Block Region.
     pub fn new(slots: u32, pages_per_block: u64, threshold: u32) -> Self {
         let n = slots as usize;
         CbmRegions {

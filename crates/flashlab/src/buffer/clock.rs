@@ -6,11 +6,13 @@ use super::pages::{Buffered, Entry, EvictPolicy, PageStore};
 use super::{BufferConfig, BufferContext, WriteBuffer};
 use crate::error::Error;
 
+/// Page CLOCK: a reference bit per slot and the hand.
 pub struct Clock {
     referenced: Vec<bool>,
     hand: u32,
 }
 
+/// Build page CLOCK over one memory; it takes no parameters.
 pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuffer>, Error> {
     super::no_params(cfg)?;
     let pages = cfg.single_store(ctx)?;

@@ -23,10 +23,16 @@ pub struct DualRule {
     pub merge_clean: bool,
 }
 
+/// A DRAM + NVRAM write buffer: the shared two-memory mechanism around a DRAM policy `D` and an
+/// NVRAM policy `N`.
 pub struct Dual<D, N> {
+    /// DRAM pages (volatile).
     pub dram: PageStore,
+    /// NVRAM pages (non-volatile).
     pub nvram: PageStore,
+    /// The DRAM policy.
     pub d: D,
+    /// The NVRAM policy; its victims of one eviction all lie in one logical block.
     pub n: N,
     ppb: u64,
     rule: DualRule,
@@ -51,6 +57,8 @@ impl<D: EvictPolicy, N: EvictPolicy> Dual<D, N> {
         2 * crate::memory::map_bytes::<u64, u32>(dram_slots, false)
     }
 
+    /// Both memories with their policies, blocks of `pages_per_block` pages, and `rule` for where
+    /// writes land and what merges. Panics unless `dram` is volatile and `nvram` is not.
     pub fn new(dram: PageStore, nvram: PageStore, d: D, n: N, pages_per_block: u64, rule: DualRule) -> Self {
         assert!(dram.volatile && !nvram.volatile);
         let dram_blocks = fastmap::with_capacity(dram.capacity() as usize);

@@ -24,17 +24,21 @@ use super::pages::{Entry, EvictPolicy, PageStore};
 use super::{BufferConfig, BufferContext, WriteBuffer};
 use crate::error::Error;
 
+/// D-CLOCK over DRAM slots: fetched pages enter referenced, written pages unreferenced, so
+/// written pages are the first victims.
 pub struct DClock {
     referenced: Vec<bool>,
     hand: u32,
 }
 
 impl DClock {
+    /// Every bit clear, the hand at slot 0, over `slots` DRAM slots.
     pub fn new(slots: u32) -> Self {
         DClock { referenced: vec![false; slots as usize], hand: 0 }
     }
 }
 
+/// Build DWB: D-CLOCK over `dram`, the block CLOCK (NV-CLOCK) over `nvram`; it takes no parameters.
 pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuffer>, Error> {
     super::no_params(cfg)?;
     let (dram, nvram) = cfg.dual_stores(ctx)?;

@@ -17,6 +17,8 @@ use super::{BufferConfig, BufferContext, WriteBuffer};
 use crate::error::Error;
 use crate::seglist::SegLists;
 
+/// FAB's policy: block groups in one list per page count, each least recently used first; the
+/// victim is the head of the fullest non-empty list.
 pub struct Fab {
     groups: Groups,
     /// List k: groups holding k pages, least (head) to most recently used.
@@ -50,6 +52,8 @@ fn yes() -> bool {
     true
 }
 
+/// Build FAB over one memory with its `read_cache` and `write_clean` options (`write_clean`
+/// needs `read_cache`).
 pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuffer>, Error> {
     let params: Params = super::parse_params(cfg)?;
     if !params.read_cache && params.write_clean {
@@ -84,6 +88,7 @@ pub fn memory(cfg: &BufferConfig, ctx: &BufferContext, est: &mut crate::memory::
 }
 
 impl Fab {
+    /// Empty lists over `slots` slots, pages grouped by blocks of `pages_per_block` pages.
     pub fn new(slots: u32, pages_per_block: u64) -> Self {
         let n = slots as usize;
         Fab {

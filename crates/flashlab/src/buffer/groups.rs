@@ -6,11 +6,15 @@
 use super::pages::PageStore;
 use crate::fastmap::{self, FastMap};
 
+/// A store's held pages grouped by logical block; a group id (`0..slots`) is reused once its
+/// group is empty.
 pub struct Groups {
+    /// Pages per logical block: page `lpn` is in block `lpn / ppb`.
     pub ppb: u64,
     of_block: FastMap<u64, u32>,
-    /// Per group id: its block and the slots holding its pages.
+    /// Per group id: its logical block (`u64::MAX` while the id is free).
     pub block: Vec<u64>,
+    /// Per group id: the slots holding its pages, in no particular order.
     pub slots: Vec<Vec<u32>>,
     free: Vec<u32>,
 }
@@ -50,6 +54,7 @@ impl Groups {
         self.of_block.get(&(lpn / self.ppb)).copied()
     }
 
+    /// Pages group `g` holds (0 for a free id).
     pub fn len(&self, g: u32) -> usize {
         self.slots[g as usize].len()
     }

@@ -8,6 +8,7 @@ use super::pages::Buffered;
 use super::{BufferConfig, BufferContext, WriteBuffer};
 use crate::error::Error;
 
+/// Build LB-CLOCK over one memory, a write-only buffer; it takes no parameters.
 pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuffer>, Error> {
     super::no_params(cfg)?;
     let pages = cfg.single_store(ctx)?;

@@ -11,6 +11,7 @@ pub struct Lru {
     order: SegLists,
 }
 
+/// Build page LRU over one memory; it takes no parameters.
 pub fn build(cfg: &BufferConfig, ctx: &BufferContext) -> Result<Box<dyn WriteBuffer>, Error> {
     super::no_params(cfg)?;
     let pages = cfg.single_store(ctx)?;
@@ -25,6 +26,7 @@ pub fn memory(cfg: &BufferConfig, ctx: &BufferContext, est: &mut crate::memory::
 }
 
 impl Lru {
+    /// An empty list over `slots` slots.
     pub fn new(slots: u32) -> Self {
         Lru { order: SegLists::new(1, slots as usize) }
     }

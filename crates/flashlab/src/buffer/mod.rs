@@ -84,6 +84,8 @@ pub struct CrashImage {
     pub kept: Vec<(Lpn, u32)>,
 }
 
+/// A buffer's page counts: hits and accesses by reads and by writes, and the pages written down
+/// to the FTL, split by cause.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BufferCounters {
     /// Read page accesses found in the buffer (DRAM or NVRAM).
@@ -227,6 +229,7 @@ impl Default for BufferConfig {
 /// What a buffer needs to know about the device.
 #[derive(Clone, Copy, Debug)]
 pub struct BufferContext {
+    /// Flash page size in bytes: a buffer slot holds one page.
     pub page_size: u64,
     /// Pages per flash block: block-level policies group pages by `lpn / pages_per_block`.
     pub pages_per_block: u64,
@@ -276,6 +279,7 @@ pub(crate) fn slots(cfg: &BufferConfig, ctx: &BufferContext) -> (u64, u64) {
     (cfg.dram.0 / ctx.page_size, cfg.nvram.0 / ctx.page_size)
 }
 
+/// The buffer policies' names, in registry order.
 pub fn names() -> Vec<&'static str> {
     BUFFERS.names()
 }

@@ -5,8 +5,10 @@ use crate::error::Error;
 use crate::ftl::{Ftl, ReadOutcome};
 use crate::units::{Lpn, Nanos};
 
+/// No buffer: reads, writes and trims go straight to the FTL; nothing is held.
 pub struct NoBuffer;
 
+/// Build [`NoBuffer`]; it takes no parameters.
 pub fn build(cfg: &BufferConfig, _ctx: &super::BufferContext) -> Result<Box<dyn WriteBuffer>, Error> {
     super::no_params(cfg)?;
     Ok(Box::new(NoBuffer))

@@ -27,6 +27,7 @@ pub enum Entry {
 }
 
 impl Entry {
+    /// A page entering this way is dirty: a host write or a migration, not a read fetch.
     pub fn dirty(self) -> bool {
         self != Entry::Read
     }
@@ -58,6 +59,7 @@ pub struct FlushLog {
 }
 
 impl FlushLog {
+    /// Count one eviction that wrote `pages` pages down (none is counted for 0).
     pub fn record(&mut self, pages: u64) {
         if pages == 0 {
             return;
@@ -77,7 +79,9 @@ impl FlushLog {
 /// A page-holding write buffer in one memory (DRAM, or NVRAM when `[buffer] nvram` is given
 /// instead): the shared mechanism around a policy.
 pub struct Buffered<P> {
+    /// The slots.
     pub pages: PageStore,
+    /// The policy that names the victims.
     pub policy: P,
     /// Read misses insert the page (clean); write-only buffers (BPLRU, LB-CLOCK) leave it out.
     caches_reads: bool,
@@ -93,6 +97,8 @@ pub struct Buffered<P> {
 }
 
 impl<P: EvictPolicy> Buffered<P> {
+    /// `policy` over `pages`: read misses cached, no padding, a victim's clean pages dropped (the
+    /// builder methods below change that).
     pub fn new(pages: PageStore, policy: P) -> Self {
         Buffered {
             pages,
@@ -235,12 +241,17 @@ impl<P: EvictPolicy> WriteBuffer for Buffered<P> {
     }
 }
 
+/// No slot or group (`u32::MAX`): an unlinked ring or list link, an empty hand or list head. The
+/// same value as [`crate::seglist::NIL`], which the policies' lists return.
 pub const NIL: u32 = u32::MAX;
 
 /// Page slots of one memory.
 pub struct PageStore {
+    /// Per slot: the logical page held, `u64::MAX` when the slot is free.
     pub lpn: Vec<u64>,
+    /// Per slot: the held page's version tag (see `data`).
     pub tag: Vec<u32>,
+    /// Per slot: the held page is newer than flash and goes down before it leaves.
     pub dirty: Vec<bool>,
     /// The slot holds a version of its page that exists: written by the host, or read from a
     /// page the FTL maps (not a read of a never-written page). Independent of verify mode,
@@ -268,6 +279,7 @@ impl PageStore {
             + map_bytes::<u64, u32>(slots, false)
     }
 
+    /// An empty store of `slots` slots (at least 1), in volatile memory (DRAM).
     pub fn new(slots: u32) -> Self {
         assert!(slots > 0);
         let n = slots as usize;
@@ -290,6 +302,7 @@ impl PageStore {
         self
     }
 
+    /// Slots in the store.
     pub fn capacity(&self) -> u32 {
         self.lpn.len() as u32
     }
@@ -297,6 +310,7 @@ impl PageStore {
     pub fn len(&self) -> usize {
         self.slot_of.len()
     }
+    /// No page is held.
     pub fn is_empty(&self) -> bool {
         self.slot_of.is_empty()
     }
@@ -304,9 +318,11 @@ impl PageStore {
     pub fn is_held(&self, s: u32) -> bool {
         self.lpn[s as usize] != u64::MAX
     }
+    /// Every slot holds a page: an insert needs an eviction first.
     pub fn is_full(&self) -> bool {
         self.free.is_empty()
     }
+    /// The slot holding `lpn`, if it is buffered.
     #[inline]
     pub fn slot(&self, lpn: u64) -> Option<u32> {
         self.slot_of.get(&lpn).copied()
@@ -404,6 +420,7 @@ impl PageStore {
         }
     }
 
+    /// Cross-check the slots, the page → slot map, the free list and the dirty count (check mode).
     pub fn validate(&self) -> Result<(), String> {
         let held = self.lpn.iter().filter(|&&l| l != u64::MAX).count();
         if held != self.slot_of.len() || held + self.free.len() != self.lpn.len() {

@@ -13,12 +13,18 @@ use crate::nand::Layout;
 
 const NIL: u32 = u32::MAX;
 
+/// Per-segment state, the free list of each pool and the open segment of each (stream, pool).
 #[derive(Clone)]
 pub struct Segments {
+    /// The layout whose segments these are.
     pub layout: Layout,
+    /// Valid pages per segment, kept by the FTL's mechanism as it maps and invalidates pages.
     pub valid: crate::hint::Table<u32>,
+    /// Free / open / sealed, per segment.
     pub state: Vec<SegState>,
+    /// Write stream that filled (or is filling) each segment.
     pub stream: Vec<u8>,
+    /// Logical time (the caller's clock: host pages written) at which each segment was sealed.
     pub sealed_at: crate::hint::Table<u64>,
     free: Vec<VecDeque<u32>>,
     /// Open segment and next offset per `stream * pools + pool`.
@@ -28,6 +34,8 @@ pub struct Segments {
 }
 
 impl Segments {
+    /// Every segment free, on its pool's free list in segment order, for `streams` write streams
+    /// (1 to 255; panics otherwise).
     pub fn new(layout: Layout, streams: usize) -> Self {
         assert!(streams >= 1 && streams <= u8::MAX as usize, "stream count {streams} out of range");
         let n = layout.segments as usize;
@@ -49,6 +57,7 @@ impl Segments {
         }
     }
 
+    /// The read-only view a GC policy sees, at logical time `now`.
     pub fn view(&self, now: u64) -> GcView<'_> {
         GcView {
             layout: &self.layout,
@@ -60,10 +69,12 @@ impl Segments {
         }
     }
 
+    /// Segments on `pool`'s free list.
     pub fn free_count(&self, pool: u32) -> u32 {
         self.free[pool as usize].len() as u32
     }
 
+    /// Number of write streams.
     pub fn streams(&self) -> usize {
         self.streams
     }

@@ -75,6 +75,8 @@ pub fn memory(spec: &FtlSpec, est: &mut crate::memory::Estimate) -> Result<(), E
     super::page::memory(spec, est)
 }
 
+/// Build DFTL for `spec`: the page-mapped FTL over a cached table of one entry per logical page,
+/// with `[ftl.mapping_params]` over DFTL's defaults.
 pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
     let params = cache_params(spec)?;
     let per_tpage = (spec.layout.geo.page_size as u64 / ENTRY_BYTES).clamp(1, u32::MAX as u64);

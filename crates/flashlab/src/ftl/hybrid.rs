@@ -94,7 +94,10 @@ pub enum LogChoice {
     Shared(u32),
     /// Take a free block as a new log block, dedicated to the LBN or shared (recorded by
     /// [`LogScheme::opened`]), and append to it.
-    Open { dedicated: bool },
+    Open {
+        /// The new log block is dedicated to the LBN (else shared by the plane's LBNs).
+        dedicated: bool,
+    },
     /// Run this merge first (it frees a log block), then place the write again.
     Merge(Merge),
     /// No log block: copy-merge the LBN into a new data block that takes the update.
@@ -115,6 +118,7 @@ pub enum Merge {
 /// What a scheme may read of the mechanism when it decides.
 pub struct LogView<'a> {
     nand: &'a Nand,
+    /// Pages in each erase block.
     pub pages_per_block: u32,
     /// Log blocks per plane.
     pub log_blocks: u32,
@@ -140,6 +144,7 @@ pub struct LogBudget {
     pub log_blocks: u32,
     /// Whether the user set `log_blocks` (an error about the space then names that key).
     pub explicit: bool,
+    /// Where defragmentation copies are programmed (`mapping_params.defrag`).
     pub defrag: DefragMode,
     /// One dedicated (sequential) log block for the whole device instead of one per plane
     /// (`sequential_log = "device"`, FAST only).

@@ -39,15 +39,18 @@ use crate::error::Error;
 
 const NIL: u32 = u32::MAX;
 
+/// What a mapping-cache miss loads (`loading`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Loading {
+    /// Only the missing entry.
     PerMissEntry,
+    /// The missing entry and the next `read_ahead - 1` entries of its translation page.
     ReadAhead,
+    /// Every entry of the missing entry's translation page.
     PageChunk,
 }
 
-/// `[ftl.mapping_params]` of cached mapping schemes.
 /// What writing a dirty translation page back costs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
@@ -58,6 +61,7 @@ pub enum WriteBack {
     Free,
 }
 
+/// `[ftl.mapping_params]` of cached mapping schemes.
 #[derive(Clone, Debug, Deserialize, serde::Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CacheParams {
@@ -137,6 +141,8 @@ fn d_write_back() -> WriteBack {
 }
 
 impl CacheParams {
+    /// Parse and check `[ftl.mapping_params]`: the fractions in (0, 1], `min_window` at most
+    /// `max_window`, `read_ahead` and `interval` at least 1.
     pub fn parse(table: &toml::Table) -> Result<CacheParams, Error> {
         let p: CacheParams = crate::registry::parse_params("ftl.mapping_params", table)?;
         let frac = |k: &str, v: f64| {
@@ -180,10 +186,14 @@ pub struct MapIo {
 /// Counters of the cache.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct CacheCounters {
+    /// Lookups that found their entry cached.
     pub hits: u64,
+    /// Lookups that did not: each reads a translation page.
     pub misses: u64,
     /// Translation-page reads: misses, read-modify-writes and GC's updates of uncached entries.
     pub map_reads: u64,
+    /// Translation-page writes: dirty write-backs (eviction, window shrink) and GC's updates of
+    /// uncached entries.
     pub map_writes: u64,
     /// Of `map_reads`, those that merged a partly cached dirty page before writing it back.
     pub map_merge_reads: u64,
@@ -199,6 +209,8 @@ pub enum Recency {
     Entry,
 }
 
+/// The cached part of a mapping table: which entries are cached and dirty, their LRU order, the
+/// window size and the counters.
 #[derive(Clone)]
 pub struct MapCache {
     params: CacheParams,
@@ -219,6 +231,7 @@ pub struct MapCache {
     /// Per translation page: cached entries, dirty entries.
     t_cached: Vec<u32>,
     t_dirty: Vec<u32>,
+    /// Lookups and translation-page I/O so far.
     pub counters: CacheCounters,
     interval_lookups: u64,
     interval_hits: u64,
@@ -331,6 +344,7 @@ impl MapCache {
         }
     }
 
+    /// Window size in entries: eviction holds the cache to it, except the most recent node.
     pub fn capacity(&self) -> u64 {
         self.capacity
     }
@@ -338,18 +352,23 @@ impl MapCache {
     pub fn write_back_costs(&self) -> bool {
         self.params.write_back == WriteBack::Program
     }
+    /// Entries cached now.
     pub fn len(&self) -> u64 {
         self.len
     }
+    /// Whether no entry is cached.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+    /// Whether entry `e` is cached.
     pub fn is_cached(&self, e: u32) -> bool {
         bit(&self.cached, e)
     }
+    /// Translation page holding entry `e`.
     pub fn tpage_of(&self, e: u32) -> u32 {
         e / self.per_tpage
     }
+    /// `hits / (hits + misses)`; `None` before the first lookup.
     pub fn hit_ratio(&self) -> Option<f64> {
         let n = self.counters.hits + self.counters.misses;
         (n > 0).then(|| self.counters.hits as f64 / n as f64)

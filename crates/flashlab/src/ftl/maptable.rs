@@ -82,13 +82,16 @@ pub trait Translate: Send + Sync + Clone {
 /// A table in flash translation pages, cached in RAM by a [`MapCache`].
 #[derive(Clone)]
 pub struct CachedTable<X> {
+    /// The scheme's entry ids and placement.
     pub translate: X,
+    /// The entries held in RAM.
     pub cache: MapCache,
     /// Translation pages GC must rewrite for moved pages whose entries are not cached.
     gc_tpages: Vec<u32>,
 }
 
 impl<X: Translate> CachedTable<X> {
+    /// A table translated by `translate`, cached by `cache`, with no GC rewrites pending.
     pub fn new(translate: X, cache: MapCache) -> Self {
         CachedTable { translate, cache, gc_tpages: Vec::new() }
     }

@@ -77,6 +77,7 @@ pub struct FtlCounters {
 }
 
 impl FtlCounters {
+    /// The difference `self - o` (the measured phase).
     pub fn minus(&self, o: &FtlCounters) -> FtlCounters {
         FtlCounters {
             host_writes: self.host_writes - o.host_writes,
@@ -157,6 +158,7 @@ pub fn age_buckets(counts: &[u64]) -> Vec<AgeBucket> {
         .collect()
 }
 
+/// Pages GC moved from one write stream to another ([`GcReport::flows`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Flow {
     /// Source write stream (the victim's).
@@ -257,12 +259,16 @@ pub trait Ftl: FtlFastPath + FtlReports + Send + Sync + dyn_clone::DynClone {
     fn mapped_ppn(&self, lpn: Lpn) -> Option<Ppn>;
     /// Logical pages exported to the host.
     fn logical_pages(&self) -> u64;
+    /// The FTL's own counters so far, preconditioning included.
     fn counters(&self) -> FtlCounters;
     /// `counters().host_writes`, without copying the other counters (asked after every request).
     fn host_writes(&self) -> u64 {
         self.counters().host_writes
     }
+    /// The flash array the FTL drives.
     fn nand(&self) -> &Nand;
+    /// The flash array, mutably (the run detaches and reattaches its timeline around
+    /// preconditioning).
     fn nand_mut(&mut self) -> &mut Nand;
     /// O(device) invariant check (check mode, tests).
     fn validate(&self) -> Result<(), String>;
@@ -546,11 +552,15 @@ impl Default for FtlConfig {
 
 /// Everything a mapping scheme is built from.
 pub struct FtlSpec<'a> {
+    /// The device layout: geometry and GC unit.
     pub layout: Layout,
+    /// Logical pages exported to the host.
     pub logical_pages: u64,
+    /// The `[ftl]` section.
     pub config: &'a FtlConfig,
     /// Keep a version tag per page so reads can be verified.
     pub verify: bool,
+    /// The timing model in timing mode; `None` in accounting mode (the NAND keeps no timeline).
     pub timing: Option<&'a TimingParams>,
 }
 
@@ -726,6 +736,7 @@ pub fn mapping(name: &str) -> Option<&'static MappingEntry> {
     MAPPINGS.get(name)
 }
 
+/// Names of the registered mapping schemes, in registry order.
 pub fn mapping_names() -> Vec<&'static str> {
     MAPPINGS.names()
 }

@@ -23,7 +23,9 @@ use crate::error::Error;
 /// The plane-level translation of WADPM.
 #[derive(Clone, Copy, Debug)]
 pub struct PlaneMap {
+    /// Planes in the device.
     pub planes: u64,
+    /// Entries in each plane's table: the plane's LPIs, rounded up to whole translation pages.
     pub lpis_per_plane: u64,
     /// Entries per translation page.
     pub per_tpage: u64,
@@ -84,6 +86,8 @@ pub fn memory(spec: &FtlSpec, est: &mut crate::memory::Estimate) -> Result<(), E
     super::page::memory(spec, est)
 }
 
+/// Build WADPM for `spec`: the page-mapped FTL over the cached plane tables, with
+/// `[ftl.mapping_params]` as [`CacheParams`].
 pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
     let params = CacheParams::parse(&spec.config.mapping_params)?;
     assert_eq!(spec.layout.planes, spec.layout.pools, "block GC units: one pool per plane");

@@ -149,6 +149,8 @@ pub struct Split {
 }
 
 impl Split {
+    /// `inner` with requests longer than `max` bytes (at least 1) cut into consecutive pieces of at
+    /// most `max` bytes, each with the original's time.
     pub fn new(inner: Box<dyn Workload>, max: u64) -> Self {
         assert!(max > 0, "validated: max_request is positive");
         Split { inner, max, rest: None }
@@ -188,6 +190,7 @@ impl Workload for Split {
     }
 }
 
+/// The host layers' names, in registry order.
 pub fn names() -> Vec<&'static str> {
     HOST_LAYERS.names()
 }

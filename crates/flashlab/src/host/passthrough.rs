@@ -10,8 +10,10 @@ use crate::error::Error;
 use crate::units::{Lpn, Nanos};
 use crate::workload::{Op, Request};
 
+/// The pass-through host layer: a request's pages, in order, all issued at its time.
 pub struct Passthrough;
 
+/// Build [`Passthrough`]; it reads nothing from `[host]`.
 pub fn build(_cfg: &HostConfig) -> Result<Box<dyn HostLayer>, Error> {
     Ok(Box::new(Passthrough))
 }

@@ -18,11 +18,17 @@ use crate::error::Error;
 /// Raw counts describing a device. Validated by [`Geometry::validate`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Geometry {
+    /// Flash channels (buses shared by their chips).
     pub channels: u32,
+    /// Chips on each channel.
     pub chips_per_channel: u32,
+    /// Dies in each chip.
     pub dies_per_chip: u32,
+    /// Planes in each die.
     pub planes_per_die: u32,
+    /// Erase blocks in each plane.
     pub blocks_per_plane: u32,
+    /// Pages in each erase block.
     pub pages_per_block: u32,
     /// Page size in bytes.
     pub page_size: u32,
@@ -32,7 +38,10 @@ pub struct Geometry {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum GcUnit {
+    /// A segment is one erase block; segments are pooled per plane.
     Block,
+    /// A segment is a line (superblock): the same block index in every plane, one pool for the
+    /// device.
     Line,
 }
 
@@ -100,18 +109,23 @@ impl Geometry {
         Ok(())
     }
 
+    /// Planes in the device (channels × chips × dies × planes per die).
     pub fn planes(&self) -> u32 {
         self.channels * self.chips_per_channel * self.dies_per_chip * self.planes_per_die
     }
+    /// Dies in the device (channels × chips × dies per chip).
     pub fn dies(&self) -> u32 {
         self.channels * self.chips_per_channel * self.dies_per_chip
     }
+    /// Erase blocks in the device (planes × blocks per plane).
     pub fn total_blocks(&self) -> u32 {
         self.planes() * self.blocks_per_plane
     }
+    /// Physical pages in the device, as a `u64`.
     pub fn total_pages_u64(&self) -> u64 {
         self.planes() as u64 * self.blocks_per_plane as u64 * self.pages_per_block as u64
     }
+    /// Channel of `plane`: with channel-first numbering, `plane % channels`.
     pub fn channel_of_plane(&self, plane: u32) -> u32 {
         plane % self.channels
     }
@@ -120,6 +134,7 @@ impl Geometry {
     pub fn die_of_plane(&self, plane: u32) -> u32 {
         plane % self.dies()
     }
+    /// Raw flash capacity in bytes: every physical page times the page size.
     pub fn physical_bytes(&self) -> u64 {
         self.total_pages_u64() * self.page_size as u64
     }
@@ -139,10 +154,12 @@ pub struct Divisor {
 }
 
 impl Divisor {
+    /// Precompute division by `d`. Panics if `d` is 0.
     pub fn new(d: u32) -> Self {
         assert!(d > 0, "division by zero");
         Divisor { d, m: (u64::MAX / d as u64).wrapping_add(1), shift: d.is_power_of_two().then(|| d.trailing_zeros()) }
     }
+    /// `n / d`.
     #[inline]
     pub fn div(&self, n: u32) -> u32 {
         match self.shift {
@@ -150,6 +167,7 @@ impl Divisor {
             None => ((self.m as u128 * n as u128) >> 64) as u32,
         }
     }
+    /// `n % d`.
     #[inline]
     pub fn rem(&self, n: u32) -> u32 {
         match self.shift {
@@ -165,10 +183,16 @@ impl Divisor {
 /// Geometry plus GC unit: how physical page numbers decode to (plane, block, page).
 #[derive(Clone, Copy, Debug)]
 pub struct Layout {
+    /// The device geometry.
     pub geo: Geometry,
+    /// The segment (GC / erase) unit.
     pub unit: GcUnit,
+    /// Planes in the device (`geo.planes()`).
     pub planes: u32,
+    /// Pages per segment: `pages_per_block` (block unit) or `pages_per_block × planes` (line
+    /// unit).
     pub pages_per_segment: u32,
+    /// Segments in the device: every block (block unit) or `blocks_per_plane` (line unit).
     pub segments: u32,
     /// Pools of segments that share a free list: planes (block unit) or one (line unit).
     pub pools: u32,
@@ -180,13 +204,17 @@ pub struct Layout {
 /// A decoded physical page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PageAddr {
+    /// Plane, in channel-first numbering.
     pub plane: u32,
     /// Global block id: `plane * blocks_per_plane + block_in_plane`.
     pub block: u32,
+    /// Page within the block, from 0 to `pages_per_block - 1`.
     pub page: u32,
 }
 
 impl Layout {
+    /// The layout of `geo` with segments of `unit`. `geo` must be validated
+    /// ([`Geometry::validate`]): the counts are multiplied in `u32`.
     pub fn new(geo: Geometry, unit: GcUnit) -> Self {
         let planes = geo.planes();
         let (pages_per_segment, segments, pools) = match unit {
@@ -224,10 +252,13 @@ impl Layout {
         self.by_bpp.div(block)
     }
 
+    /// Physical pages in the device (`pages_per_segment × segments`).
     pub fn total_pages(&self) -> u32 {
         self.pages_per_segment * self.segments
     }
 
+    /// Plane, global block and page in the block of physical page `ppn` (numbering in the module
+    /// docs).
     #[inline]
     pub fn decode(&self, ppn: u32) -> PageAddr {
         let seg = self.by_pps.div(ppn);

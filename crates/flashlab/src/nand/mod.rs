@@ -52,6 +52,8 @@ pub struct Nand {
     oob_lpn: crate::hint::Table<u32>,
     oob_tag: Option<crate::hint::Table<u32>>,
     timeline: Option<Timeline>,
+    /// Operations since the NAND was built, preconditioning included (the run subtracts a
+    /// snapshot for its measured phase).
     pub counters: NandCounters,
 }
 
@@ -98,6 +100,7 @@ impl Nand {
         }
     }
 
+    /// The layout the array was built with.
     pub fn layout(&self) -> &Layout {
         &self.layout
     }
@@ -114,6 +117,8 @@ impl Nand {
         self.oob_tag.as_ref().map(|t| t[ppn.index()])
     }
 
+    /// Whether `ppn` is below its block's program point (programmed or skipped since the last
+    /// erase).
     pub fn is_programmed(&self, ppn: Ppn) -> bool {
         self.programmed(ppn.0)
     }
@@ -285,10 +290,12 @@ impl Nand {
         Nanos(done)
     }
 
+    /// Erases of each block, indexed by global block id.
     pub fn erase_counts(&self) -> &[u32] {
         &self.erase_count
     }
 
+    /// The timeline, in timing mode while attached.
     pub fn timeline_mut(&mut self) -> Option<&mut Timeline> {
         self.timeline.as_mut()
     }
@@ -312,6 +319,7 @@ impl Nand {
         }
     }
 
+    /// End the GC round [`Nand::begin_gc`] began (see [`Timeline::end_gc`]).
     pub fn end_gc(&mut self) {
         if let Some(tl) = &mut self.timeline {
             tl.end_gc();
@@ -324,6 +332,7 @@ impl Nand {
         self.timeline.as_ref().map(|t| Nanos(t.array_free_at(plane)))
     }
 
+    /// Whether operations are timed: a timeline is attached.
     pub fn timing(&self) -> bool {
         self.timeline.is_some()
     }
@@ -395,6 +404,8 @@ pub struct Wear {
 }
 
 impl Wear {
+    /// Wear of per-block erase counts (population standard deviation); all zero for no
+    /// blocks.
     pub fn of(counts: &[u32]) -> Wear {
         if counts.is_empty() {
             return Wear::default();

@@ -244,6 +244,8 @@ fn us_to_ns(us: f64) -> u64 {
 }
 
 impl Timeline {
+    /// Idle resources for `geo` under validated `p`: one array per plane (per die without
+    /// `plane_parallel`) and one bus per channel.
     pub fn new(p: &TimingParams, geo: &Geometry) -> Self {
         let planes = geo.planes();
         // At most MAX_TRANSFER_NS once validated (`check_transfer`): the cast cannot saturate.
@@ -276,6 +278,8 @@ impl Timeline {
         self.in_gc = self.interleave;
     }
 
+    /// The GC round [`Timeline::begin_gc`] began is over: later operations are booked as host
+    /// operations.
     pub fn end_gc(&mut self) {
         self.in_gc = false;
     }
@@ -385,6 +389,7 @@ impl Timeline {
         self.erase_pending.iter_mut().for_each(|p| *p = false);
     }
 
+    /// Time to move one page over a channel, in ns (rounded).
     pub fn transfer_ns(&self) -> u64 {
         self.xfer_ns
     }

@@ -33,8 +33,13 @@ pub use plan::{build_workload, estimate, memory_limit, validate, Plan, RunBound,
 
 /// Receives progress updates (the CLI draws a bar; the library does no I/O).
 pub trait Progress {
+    /// A phase starts: `name` for display, `total` units of work (pages when preconditioning, the
+    /// workload's own progress unit when simulating; 0 when unknown). Default: nothing.
     fn phase(&mut self, _name: &str, _total: u64) {}
+    /// `done` of the phase's `total` units are done; called now and then, not per unit. Default:
+    /// nothing.
     fn update(&mut self, _done: u64) {}
+    /// The measured phase has run to its end. Default: nothing.
     fn finish(&mut self) {}
     /// Asked now and then (every 16,384 requests or 65,536 preconditioning pages): `true` stops
     /// the run with [`Error::Interrupted`] (e.g. Ctrl-C in a Python session).

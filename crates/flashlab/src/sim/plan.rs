@@ -98,7 +98,9 @@ pub fn validate(cfg: &Config) -> Result<(), Error> {
 /// are aligned to pages).
 #[derive(Clone, Copy, Debug)]
 pub struct RunBound {
+    /// Host requests.
     pub requests: u64,
+    /// Host pages: each request's pages, partial pages included.
     pub pages: u64,
 }
 

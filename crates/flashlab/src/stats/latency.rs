@@ -1,6 +1,8 @@
 //! Latency histogram: log-linear buckets (64 sub-buckets per power of two, ≤ 1.6% relative
 //! error), O(1) record, fixed memory. Values in ns; summaries reported in µs.
 
+/// Latencies in ns: counts in 64 log-linear buckets per power of two, plus the count, sum,
+/// smallest and largest value.
 #[derive(Clone, Debug)]
 pub struct Histogram {
     counts: Vec<u64>,
@@ -68,6 +70,7 @@ pub struct LatencySummary {
 }
 
 impl Histogram {
+    /// Add one latency of `ns` ns.
     #[inline]
     pub fn record(&mut self, ns: u64) {
         self.record_n(ns, 1);
@@ -86,6 +89,7 @@ impl Histogram {
         self.max_ns = self.max_ns.max(ns);
     }
 
+    /// Latencies recorded.
     pub fn count(&self) -> u64 {
         self.total
     }
@@ -106,6 +110,7 @@ impl Histogram {
         self.max_ns
     }
 
+    /// Count, mean, p50, p99 and max in µs (all 0 when empty).
     pub fn summary(&self) -> LatencySummary {
         if self.total == 0 {
             return LatencySummary::default();

@@ -12,6 +12,8 @@
 
 use crate::fastmap::FastMap;
 
+/// Reuse distances of a stream of page accesses: each page's latest access in a Fenwick tree,
+/// distances counted in power-of-two buckets.
 #[derive(Clone, Debug, Default)]
 pub struct ReuseDistance {
     last: FastMap<u64, u64>,
@@ -40,6 +42,7 @@ pub struct ReuseSummary {
 }
 
 impl ReuseDistance {
+    /// Nothing recorded, with a tree of 4096 access times (it grows as pages are seen).
     pub fn new() -> Self {
         ReuseDistance { tree: vec![0; 1 << 12], ..Default::default() }
     }
@@ -110,6 +113,8 @@ impl ReuseDistance {
         self.add(t, 1);
     }
 
+    /// The distances so far; `within_buffer` is the share of re-accesses an LRU buffer of
+    /// `buffer_pages` pages would hit (`None` without a size).
     pub fn summary(&self, buffer_pages: Option<u64>) -> ReuseSummary {
         let mut s = ReuseSummary {
             accesses: self.accesses,

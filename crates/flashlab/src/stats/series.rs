@@ -11,12 +11,17 @@
 /// Cumulative counters at the end of an interval.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Sample {
+    /// Host page writes that reached the FTL.
     pub host_writes: u64,
+    /// Flash page programs.
     pub flash_programs: u64,
+    /// Block erases.
     pub erases: u64,
+    /// Pages moved by GC.
     pub gc_copies: u64,
     /// Pages GC moved into a cold region, and of those, sent back by host writes.
     pub moved_into_cold: u64,
+    /// Of `moved_into_cold`, pages a host write sent back.
     pub returned: u64,
 }
 
@@ -46,6 +51,8 @@ pub struct SeriesPoint {
     pub frozen_share: Option<f64>,
 }
 
+/// The samples of a run so far, one every `step` host page writes (see the module docs for how
+/// `step` grows).
 #[derive(Clone, Debug)]
 pub struct Series {
     min_intervals: usize,
@@ -57,6 +64,8 @@ pub struct Series {
 }
 
 impl Series {
+    /// Sample every host write at first, doubling the step whenever more than `4 * min_intervals`
+    /// samples exist (`min_intervals` at least 1).
     pub fn new(min_intervals: usize) -> Self {
         assert!(min_intervals >= 1);
         Series { min_intervals, step: 1, next_at: 1, samples: Vec::new(), fixed: false }
@@ -79,6 +88,8 @@ impl Series {
         self.next_at
     }
 
+    /// Keep `s`, the counters when the sample fell due (`s.host_writes` at least
+    /// [`Series::next_at`]), and set the next due point; may coarsen the series.
     pub fn record(&mut self, s: Sample) {
         debug_assert!(s.host_writes >= self.next_at);
         self.samples.push(s);

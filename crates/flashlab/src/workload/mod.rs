@@ -15,7 +15,9 @@ use crate::error::{Error, Location};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Op {
+    /// Read the byte range.
     Read,
+    /// Write the byte range.
     Write,
     /// Discard / TRIM / unmap.
     Trim,
@@ -26,6 +28,7 @@ pub enum Op {
 pub struct Request {
     /// Arrival time in ns from the start of the workload (0 for generators, which run closed-loop).
     pub time_ns: u64,
+    /// What the request does.
     pub op: Op,
     /// Byte offset on the logical device.
     pub offset: u64,
@@ -70,7 +73,9 @@ pub trait Workload: Send {
 /// Upper bounds on a workload's length: [`Workload::bound`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bound {
+    /// At most this many requests.
     pub requests: u64,
+    /// At most this many bytes, all requests together.
     pub bytes: u64,
     /// Every request's offset and length are multiples of this many bytes.
     pub align: u64,

@@ -9,6 +9,7 @@ use super::{GcPolicy, GcView, SegState};
 use crate::error::Error;
 use crate::nand::Layout;
 
+/// The cost-benefit policy: the sealed segments of each pool, scanned for the best score.
 #[derive(Clone)]
 pub struct CostBenefit {
     /// Sealed segments per pool, unordered; `pos` gives each one's index for O(1) removal.
@@ -29,6 +30,7 @@ pub fn memory(layout: &Layout, _params: &toml::Table, est: &mut crate::memory::E
     est.add("GC policy", super::per_pool_members::<Vec<u32>>(layout, 8));
 }
 
+/// Build the cost-benefit policy for `layout`; it takes no parameters.
 pub fn build(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error> {
     shape(layout, params)?;
     Ok(Box::new(CostBenefit {

@@ -7,6 +7,7 @@ use super::{GcPolicy, GcView, SegState};
 use crate::error::Error;
 use crate::nand::Layout;
 
+/// The FIFO policy: a queue of sealed segments per pool, in seal order.
 #[derive(Clone)]
 pub struct Fifo {
     queues: Vec<VecDeque<u32>>,
@@ -23,6 +24,7 @@ pub fn memory(layout: &Layout, _params: &toml::Table, est: &mut crate::memory::E
     est.add("GC policy", super::per_pool_members::<VecDeque<u32>>(layout, 4));
 }
 
+/// Build the FIFO policy for `layout`; it takes no parameters.
 pub fn build(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error> {
     shape(layout, params)?;
     Ok(Box::new(Fifo {

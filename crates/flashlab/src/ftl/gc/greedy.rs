@@ -10,6 +10,7 @@ use crate::error::Error;
 use crate::nand::Layout;
 use crate::seglist::{SegLists, NIL};
 
+/// The greedy policy: sealed segments bucketed by valid count, per pool.
 #[derive(Clone)]
 pub struct Greedy {
     pps: u32,
@@ -23,6 +24,7 @@ pub struct Greedy {
     layout: Layout,
 }
 
+/// Build the greedy policy for `layout`; it takes no parameters.
 pub fn build(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error> {
     shape(layout, params)?;
     Ok(Box::new(Greedy::new(layout)))
@@ -46,6 +48,7 @@ pub fn memory(layout: &Layout, _params: &toml::Table, est: &mut crate::memory::E
 }
 
 impl Greedy {
+    /// Empty buckets for `layout`: a segment becomes a candidate when it is sealed.
     pub fn new(layout: &Layout) -> Self {
         let pps = layout.pages_per_segment;
         let buckets = layout.pools as usize * (pps as usize + 1);

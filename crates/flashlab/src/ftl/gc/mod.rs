@@ -19,6 +19,7 @@ use crate::registry::{self, schema_of, Entry, Registry};
 /// Life cycle of a segment (block or line).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SegState {
+    /// Erased, on its pool's free list.
     Free,
     /// Being written by a write stream.
     Open,
@@ -28,9 +29,11 @@ pub enum SegState {
 
 /// What a policy may look at. Indexes are segment ids.
 pub struct GcView<'a> {
+    /// The device layout (segment size, pools).
     pub layout: &'a Layout,
     /// Valid pages per segment.
     pub valid: &'a [u32],
+    /// Free / open / sealed, per segment.
     pub state: &'a [SegState],
     /// Write stream that filled (or is filling) each segment.
     pub stream: &'a [u8],
@@ -181,6 +184,7 @@ pub const GC_POLICIES: Registry<GcBuildFn, GcCaps> = Registry {
     ],
 };
 
+/// Names of the registered GC policies, in registry order.
 pub fn names() -> Vec<&'static str> {
     GC_POLICIES.names()
 }

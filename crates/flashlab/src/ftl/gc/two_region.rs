@@ -60,14 +60,19 @@ use crate::seglist::{SegLists, NIL};
 /// Which of the two designs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Variant {
+    /// 2R: streams N and C.
     TwoR,
+    /// 2R++: streams 00, 01 and 10.
     TwoRPlusPlus,
 }
 
+/// The victim when no segment outside the window is under the threshold (`fallback`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Fallback {
+    /// The oldest sealed segment outside the window, whatever it holds.
     Fifo,
+    /// The segment outside the window with the fewest valid pages.
     MinUtilization,
 }
 
@@ -81,6 +86,7 @@ pub enum WindowBy {
     Accessed,
 }
 
+/// When a round stops taking extra victims (`multi_victim`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum MultiVictim {
@@ -157,10 +163,12 @@ pub fn memory(layout: &Layout, params: &toml::Table, est: &mut crate::memory::Es
     est.add("GC policy", lists(pools).saturating_add(recent).saturating_add(per_segment).saturating_add(per_pool));
 }
 
+/// Build 2R for `layout` from its `[ftl.gc_params]`.
 pub fn build_2r(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error> {
     Ok(Box::new(TwoRegion::new(Variant::TwoR, layout, parse(params)?)))
 }
 
+/// Build 2R++ for `layout` from its `[ftl.gc_params]`.
 pub fn build_2rpp(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error> {
     Ok(Box::new(TwoRegion::new(Variant::TwoRPlusPlus, layout, parse(params)?)))
 }
@@ -194,6 +202,8 @@ struct Round {
     invalid: u64,
 }
 
+/// The 2R / 2R++ policy: per pool, sealed segments in seal order scanned FIFO from a cursor,
+/// the recency window spared, segments above the utilization threshold passed over.
 #[derive(Clone)]
 pub struct TwoRegion {
     variant: Variant,
@@ -246,6 +256,8 @@ struct Choice {
 }
 
 impl TwoRegion {
+    /// The `variant` policy for `layout` with parameters `p`, taken as given (the registry's
+    /// `build` checks them first); an unset `multi_victim` takes the variant's rule.
     pub fn new(variant: Variant, layout: &Layout, p: Params) -> Self {
         let pps = layout.pages_per_segment;
         let segs = layout.segments as usize;

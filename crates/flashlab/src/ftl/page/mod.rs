@@ -28,6 +28,8 @@ use collect::GcEngine;
 
 const UNMAPPED: u32 = u32::MAX;
 
+/// The page-mapped FTL, generic over its table `M`: [`Resident`] (whole table in RAM, the `page`
+/// scheme) or a cached table in flash (DFTL, WADPM).
 #[derive(Clone)]
 pub struct PageFtl<M = Resident> {
     l2p: crate::hint::Table<u32>,
@@ -53,6 +55,7 @@ pub struct PageFtl<M = Resident> {
     table: M,
 }
 
+/// Build the `page` scheme for `spec` (whole table in RAM); it takes no `[ftl.mapping_params]`.
 pub fn build(spec: &FtlSpec) -> Result<Box<dyn Ftl>, Error> {
     no_params(spec)?;
     Ok(Box::new(PageFtl::new(spec)?))
@@ -73,10 +76,9 @@ pub fn memory_page(spec: &FtlSpec, est: &mut crate::memory::Estimate) -> Result<
 
 /// What a page-mapped FTL allocates besides its table's cache: the whole L2P table, a valid
 /// bit per physical page, per segment its allocator state (valid count, state, stream, seal
-/// time, a free-list entry in a deque grown by pushes) and its victim policy's (at most 24
-/// bytes: the largest, 2R's, keeps a flag, a seal sequence and a valid count; greedy, FIFO and
-/// cost-benefit keep list links or positions), two cold bits and a move time per logical page
-/// (2R, 2R++), and the NAND.
+/// time, a free-list entry in a deque grown by pushes), what the victim policy says it allocates
+/// (its registry line's `memory`), two cold bits and a move time per logical page when the
+/// policy has a cold region (2R, 2R++), and the NAND.
 pub fn memory(spec: &FtlSpec, est: &mut crate::memory::Estimate) -> Result<(), Error> {
     use crate::memory::{bitmap_bytes, vec_bytes};
     // What `with_table` refuses, refused here first: the policy's and the schedule's

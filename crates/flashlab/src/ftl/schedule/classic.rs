@@ -31,6 +31,8 @@ fn one() -> u32 {
     1
 }
 
+/// The `classic` schedule: one foreground victim whenever a pool has at most `reserve` free
+/// segments.
 #[derive(Clone)]
 pub struct Classic {
     reserve: u32,
@@ -41,6 +43,8 @@ pub(super) fn params() -> schemars::Schema {
     crate::registry::schema_of::<Params>()
 }
 
+/// Build `classic` from `[ftl.gc_schedule_params]`: `reserve` at least 1 and below the segments
+/// of a pool.
 pub fn build(ctx: &ScheduleContext, params: &toml::Table) -> Result<Box<dyn GcSchedule>, Error> {
     let p: Params = parse_params(params)?;
     if p.reserve == 0 || p.reserve >= ctx.segments_per_pool {

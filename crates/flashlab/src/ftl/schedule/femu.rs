@@ -62,6 +62,7 @@ fn d_min_invalid() -> f64 {
     0.125
 }
 
+/// The `femu` schedule: FEMU bbssd's background and forced GC levels, in free segments per pool.
 #[derive(Clone)]
 pub struct Femu {
     /// Free segments at or below which background GC runs (FEMU's `gc_thres_lines`).
@@ -77,6 +78,8 @@ pub(super) fn params() -> schemars::Schema {
     crate::registry::schema_of::<Params>()
 }
 
+/// Build `femu` from `[ftl.gc_schedule_params]`: fractions in [0, 1], `forced` at most
+/// `background`, and a forced level below the segments of a pool.
 pub fn build(ctx: &ScheduleContext, params: &toml::Table) -> Result<Box<dyn GcSchedule>, Error> {
     let p: Params = parse_params(params)?;
     let background = fraction("background", p.background, false)?;

@@ -45,6 +45,7 @@ impl Round {
 pub struct ScheduleContext {
     /// Segments (erase units: blocks or lines) per pool.
     pub segments_per_pool: u32,
+    /// Pages in each segment.
     pub pages_per_segment: u32,
     /// Write streams of the victim policy (each keeps one open segment per pool).
     pub streams: u32,
@@ -110,6 +111,7 @@ pub const GC_SCHEDULES: Registry<ScheduleBuildFn> = Registry {
 /// The schedule used when `ftl.gc_schedule` is not set.
 pub const DEFAULT: &str = "classic";
 
+/// Names of the registered GC schedules, in registry order.
 pub fn names() -> Vec<&'static str> {
     GC_SCHEDULES.names()
 }

@@ -28,6 +28,8 @@ struct Params {
     high: Option<u32>,
 }
 
+/// The `watermark` schedule: at `low` free segments per pool, a round collects until `high` are
+/// free.
 #[derive(Clone)]
 pub struct Watermark {
     low: u32,
@@ -39,6 +41,8 @@ pub(super) fn params() -> schemars::Schema {
     crate::registry::schema_of::<Params>()
 }
 
+/// Build `watermark` from `[ftl.gc_schedule_params]`: write streams + 1 ≤ `low` < `high` <
+/// segments of a pool.
 pub fn build(ctx: &ScheduleContext, params: &toml::Table) -> Result<Box<dyn GcSchedule>, Error> {
     let p: Params = parse_params(params)?;
     let low = p.low.unwrap_or(ctx.streams + 1);

@@ -47,6 +47,8 @@ pub struct HotColdPicker {
 }
 
 impl HotColdPicker {
+    /// Split a footprint of `footprint_units` units; an error when a share is out of range or a
+    /// region would be empty.
     pub fn new(footprint_units: u64, params: &HotColdParams) -> Result<Self, Error> {
         if !(0.0..=1.0).contains(&params.hot_access) {
             return Err(config("hot_access", format!("must be between 0.0 and 1.0 (got {})", params.hot_access)));
@@ -99,6 +101,7 @@ impl Picker for HotColdPicker {
     }
 }
 
+/// Build `hotcold` from the `[workload]` table: the common keys, `hot_access` and `hot_space`.
 pub fn build(params: toml::Table, ctx: &GenContext) -> Result<Box<dyn Workload>, Error> {
     let (common, rest) = parse_common(params, ctx)?;
     let extras: HotColdParams = parse_extras("hotcold", rest, ctx)?;

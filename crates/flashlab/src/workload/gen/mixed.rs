@@ -20,6 +20,7 @@ use crate::error::Error;
 use crate::units::ByteSize;
 use crate::workload::{GenContext, Workload};
 
+/// Keys of `mixed` beyond the common ones.
 #[derive(Clone, Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct MixedParams {
@@ -37,6 +38,7 @@ impl Default for MixedParams {
     }
 }
 
+/// The run's cursor and the jump rule, in alignment units: continue the run or jump.
 pub struct MixedPicker {
     footprint_units: u64,
     next_units: u64,
@@ -72,6 +74,8 @@ impl Picker for MixedPicker {
     }
 }
 
+/// Build `mixed` from the `[workload]` table: the common keys, `sequential_share`, `resume` and
+/// `jump_span`.
 pub fn build(params: toml::Table, ctx: &GenContext) -> Result<Box<dyn Workload>, Error> {
     let (common, rest) = parse_common(params, ctx)?;
     let extras: MixedParams = parse_extras("mixed", rest, ctx)?;

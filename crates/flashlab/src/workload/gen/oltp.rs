@@ -116,6 +116,7 @@ const LIMIT_KEYS: &[&str] = &["volume", "requests", "volume_ratio", "capacity_mu
 /// What distinguishes the two models: their default write volume and update split.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Model {
+    /// The generator's name (`workload.kind`).
     pub name: &'static str,
     /// Default total page writes per footprint page.
     pub writes_ratio: f64,
@@ -129,10 +130,14 @@ pub const TPCC_LIKE: Model = Model { name: "tpcc-like", writes_ratio: 22.9, core
 /// 600 M writes on 10 GiB; 20% of pages take ~80% of writes.
 pub const LINKBENCH_LIKE: Model = Model { name: "linkbench-like", writes_ratio: 229.0, core_share: 0.77 };
 
-/// Defaults shared by both models (see the table in the module header).
+/// Default `d0`, shared by both models as are the three below (see the table in the module
+/// header): the initial database as a share of the footprint.
 pub const D0: f64 = 0.10;
+/// Default `active_window`: the updatable appended pages as a share of the footprint.
 pub const ACTIVE_WINDOW: f64 = 0.14;
+/// Default `hot_space`: the hot share of each update region (core and active window).
 pub const HOT_SPACE: f64 = 0.2;
+/// Default `hot_access`: the probability that an update goes to its region's hot pages.
 pub const HOT_ACCESS: f64 = 0.8;
 
 /// The models' own keys as written; `None` = the model's default.
@@ -142,15 +147,15 @@ struct OltpKeys {
     /// Initial database size as a fraction of the footprint (0.10); the database grows to the whole
     /// footprint over the run.
     d0: Option<f64>,
-    /// Fraction of the footprint, newest pages, that stays updatable (0.14); older appended pages
-    /// freeze.
+    /// Newest appended pages that stay updatable, as a fraction of the footprint (0.14); older
+    /// appended pages freeze.
     active_window: Option<f64>,
     /// Probability that an update goes to the core (the loaded database) rather than the active
     /// window (tpcc-like 0.91, linkbench-like 0.77).
     core_share: Option<f64>,
-    /// Hot share of the core (default 0.2).
+    /// Hot share of each update region, the core and the active window (default 0.2).
     hot_space: Option<f64>,
-    /// Probability that a core update goes to its hot share (default 0.8).
+    /// Probability that an update goes to the hot share of its region (default 0.8).
     hot_access: Option<f64>,
 }
 
@@ -170,6 +175,8 @@ pub struct OltpParams {
 }
 
 impl OltpParams {
+    /// The model's defaults: the shared [`D0`], [`ACTIVE_WINDOW`], [`HOT_SPACE`] and
+    /// [`HOT_ACCESS`], and its own `core_share`.
     pub fn defaults(model: &Model) -> Self {
         OltpParams {
             d0: D0,
@@ -193,6 +200,7 @@ impl OltpParams {
         Ok(params)
     }
 
+    /// Check each parameter against its range (see the fields); an error names `workload.KEY`.
     pub fn validate(&self) -> Result<(), Error> {
         let open = |x: f64| x > 0.0 && x < 1.0;
         if !open(self.d0) {
@@ -278,6 +286,7 @@ impl Schedule {
         end
     }
 
+    /// Is footprint page `page` frozen (appended, out of the window) after `writes_done` writes?
     pub fn is_frozen_after(&self, page: u64, writes_done: u64) -> bool {
         page >= self.initial_pages && page < self.frozen_end_after(writes_done)
     }
@@ -307,10 +316,13 @@ impl Schedule {
 /// Everything a model needs, parsed and validated: what [`build_model`] runs.
 #[derive(Clone, Debug)]
 pub struct OltpSetup {
+    /// The model: its name and defaults.
     pub model: Model,
     /// Common keys; `limit` is `Requests(schedule.writes)`.
     pub common: CommonParams,
+    /// The model's own parameters, defaults filled in.
     pub params: OltpParams,
+    /// The growth schedule over the footprint's pages.
     pub schedule: Schedule,
 }
 
@@ -381,6 +393,8 @@ pub struct Scatter {
 }
 
 impl Scatter {
+    /// The permutation of `[0, pages)` (`pages` at least 1) with offset `off mod pages` and as
+    /// multiplier the first value from `GR_PRIME_64 mod pages` up (wrapping) coprime with `pages`.
     pub fn new(pages: u64, off: u64) -> Self {
         assert!(pages > 0, "scatter over no pages");
         let mut mul = GR_PRIME_64 % pages;
@@ -392,6 +406,7 @@ impl Scatter {
         scatter
     }
 
+    /// The page of index `j` (`j < pages`).
     #[inline]
     pub fn page(&self, j: u64) -> u64 {
         debug_assert!(j < self.pages);
@@ -460,6 +475,7 @@ impl OltpPicker {
         picker
     }
 
+    /// The schedule it follows.
     pub fn schedule(&self) -> &Schedule {
         &self.schedule
     }
@@ -529,12 +545,12 @@ impl Picker for OltpPicker {
     }
 }
 
-/// Build `model` from the `[workload]` table.
 /// Schema of the keys both OLTP models accept besides the common ones.
 pub(super) fn params() -> schemars::Schema {
     crate::registry::schema_of::<OltpKeys>()
 }
 
+/// Build `model` from the `[workload]` table (without `kind`).
 pub fn build_model(model: &Model, params: toml::Table, ctx: &GenContext) -> Result<Box<dyn Workload>, Error> {
     let setup = configure(model, params, ctx)?;
     let mut rng = seeded_rng(&setup.common);
@@ -542,10 +558,12 @@ pub fn build_model(model: &Model, params: toml::Table, ctx: &GenContext) -> Resu
     Ok(Box::new(Stream::new(setup.common, rng, picker)))
 }
 
+/// Build `tpcc-like` from the `[workload]` table (without `kind`).
 pub fn build_tpcc(params: toml::Table, ctx: &GenContext) -> Result<Box<dyn Workload>, Error> {
     build_model(&TPCC_LIKE, params, ctx)
 }
 
+/// Build `linkbench-like` from the `[workload]` table (without `kind`).
 pub fn build_linkbench(params: toml::Table, ctx: &GenContext) -> Result<Box<dyn Workload>, Error> {
     build_model(&LINKBENCH_LIKE, params, ctx)
 }

@@ -87,15 +87,18 @@ pub struct SizeTable {
 }
 
 impl SizeTable {
+    /// One size, `size_units` alignment units (at least 1), with probability 1.
     pub fn fixed(size_units: u64) -> Self {
         assert!(size_units > 0, "request size must be positive");
         SizeTable { sizes_units: vec![size_units], cumulative: vec![SHARE_ONE] }
     }
 
+    /// The smallest size, in alignment units.
     pub fn min_units(&self) -> u64 {
         self.sizes_units[0]
     }
 
+    /// The largest size, in alignment units.
     pub fn max_units(&self) -> u64 {
         self.sizes_units[self.sizes_units.len() - 1]
     }
@@ -115,10 +118,13 @@ impl SizeTable {
 /// Everything common to all generators, validated.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CommonParams {
+    /// When the stream ends (default: after the footprint's bytes once).
     pub limit: Limit,
     /// Probability a request is a read / a trim; their sum is at most 1.
     pub read_share: f64,
+    /// Probability a request is a trim (see `read_share`).
     pub trim_share: f64,
+    /// Request sizes with their probabilities, in alignment units.
     pub sizes: SizeTable,
     /// Every offset and length is a multiple of this (bytes, > 0).
     pub align_bytes: u64,
@@ -126,12 +132,14 @@ pub struct CommonParams {
     pub start_bytes: u64,
     /// Length of the address range (multiple of `align_bytes`, ≥ the largest request).
     pub footprint_bytes: u64,
+    /// Seed of the generator's RNG (`workload.seed`, default the context's seed).
     pub seed: u64,
     /// Fixed inter-arrival time stamped on requests; 0 = every request at time 0.
     pub iat_ns: u64,
 }
 
 impl CommonParams {
+    /// Length of the address range in alignment units.
     pub fn footprint_units(&self) -> u64 {
         self.footprint_bytes / self.align_bytes
     }

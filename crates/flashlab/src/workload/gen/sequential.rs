@@ -25,6 +25,7 @@ pub struct SequentialPicker {
 }
 
 impl SequentialPicker {
+    /// A cursor at the start of a footprint of `footprint_units` (at least 1) units.
     pub fn new(footprint_units: u64) -> Self {
         assert!(footprint_units > 0, "empty footprint");
         SequentialPicker { footprint_units, next_units: 0 }
@@ -45,6 +46,7 @@ impl Picker for SequentialPicker {
     }
 }
 
+/// Build `sequential` from the `[workload]` table (common keys only).
 pub fn build(params: toml::Table, ctx: &GenContext) -> Result<Box<dyn Workload>, Error> {
     let (common, rest) = parse_common(params, ctx)?;
     let _extras: SequentialParams = parse_extras("sequential", rest, ctx)?;

@@ -71,6 +71,8 @@ pub fn seeded_rng(common: &CommonParams) -> GenRng {
 }
 
 impl<P: Picker> Stream<P> {
+    /// The stream `common` describes, drawing from `rng` (from [`seeded_rng`], after any set-up
+    /// draws of the picker) and placing requests with `picker`.
     pub fn new(common: CommonParams, rng: GenRng, picker: P) -> Self {
         let read_below = share_threshold(common.read_share);
         let trim_below = share_threshold((common.read_share + common.trim_share).min(1.0));

@@ -23,6 +23,7 @@ pub struct UniformPicker {
 }
 
 impl UniformPicker {
+    /// Uniform over a footprint of `footprint_units` (at least 1) units.
     pub fn new(footprint_units: u64) -> Self {
         assert!(footprint_units > 0, "empty footprint");
         UniformPicker { footprint_units }
@@ -37,6 +38,7 @@ impl Picker for UniformPicker {
     }
 }
 
+/// Build `uniform` from the `[workload]` table (common keys only).
 pub fn build(params: toml::Table, ctx: &GenContext) -> Result<Box<dyn Workload>, Error> {
     let (common, rest) = parse_common(params, ctx)?;
     let _extras: UniformParams = parse_extras("uniform", rest, ctx)?;

@@ -124,14 +124,17 @@ impl FioZipf {
         }
     }
 
+    /// Items the distribution ranges over.
     pub fn n(&self) -> u64 {
         self.n
     }
 
+    /// The skew θ.
     pub fn theta(&self) -> f64 {
         self.theta
     }
 
+    /// `zeta(n)`, summed over at most [`ZIPF_MAX_GEN`] terms.
     pub fn zetan(&self) -> f64 {
         self.zetan
     }
@@ -187,6 +190,7 @@ impl FioZipf {
         }
     }
 
+    /// One item (`< n`): the rank of `rng`'s next 32-bit draw, placed by [`FioZipf::item`].
     #[inline]
     pub fn sample(&self, rng: &mut GenRng) -> u64 {
         let item = self.item(self.rank(rng.next_u32()));
@@ -350,6 +354,7 @@ impl ZipfPicker {
         ZipfPicker { zipf: FioZipf::new(n, theta, rand_off), slot_units, footprint_units }
     }
 
+    /// The distribution over the footprint's slots.
     pub fn zipf(&self) -> &FioZipf {
         &self.zipf
     }
@@ -364,6 +369,8 @@ impl Picker for ZipfPicker {
     }
 }
 
+/// Build `zipf` from the `[workload]` table: the common keys and `theta`; a slot is the smallest
+/// request size.
 pub fn build(params: toml::Table, ctx: &GenContext) -> Result<Box<dyn Workload>, Error> {
     let (common, rest) = parse_common(params, ctx)?;
     let extras: ZipfParams = parse_extras("zipf", rest, ctx)?;

@@ -4,15 +4,22 @@
 
 use crate::error::Error;
 
+/// A trace excerpt compiled into the library.
 pub struct Builtin {
+    /// Its name: the path `builtin:NAME` opens it.
     pub name: &'static str,
+    /// Its trace format (a `FORMATS` name), used unless `workload.format` names one.
     pub format: &'static str,
+    /// Origin and content in one line, for `flashlab list`.
     pub about: &'static str,
+    /// The trace file, zstd-compressed (recognised by its magic bytes when read).
     pub bytes: &'static [u8],
 }
 
+/// The path prefix that names a built-in trace: `builtin:NAME`.
 pub const PREFIX: &str = "builtin:";
 
+/// Every built-in trace, in listing order.
 pub const BUILTINS: &[Builtin] = &[
     Builtin {
         name: "msnfs",
@@ -70,6 +77,7 @@ pub const BUILTINS: &[Builtin] = &[
     },
 ];
 
+/// The built-in traces' names (without [`PREFIX`]), in listing order.
 pub fn names() -> Vec<&'static str> {
     BUILTINS.iter().map(|b| b.name).collect()
 }

@@ -58,6 +58,8 @@ pub(crate) use reader::{Kept, Reader, Record, Source};
 /// How to read a trace.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct TraceOptions {
+    /// Trace file, or `builtin:NAME` for an excerpt compiled in; for [`open_stream`], only the
+    /// stream's name in error messages.
     pub path: PathBuf,
     /// Format name from [`FORMATS`]; `None` = detect from the file name and first lines.
     pub format: Option<String>,

@@ -17,7 +17,9 @@ use crate::workload::{Op, Request};
 pub struct SizeBucket {
     /// The lower bound as text ("512B", "4KiB", "1MiB").
     pub label: String,
+    /// The lower bound in bytes, a power of two.
     pub min_bytes: u64,
+    /// Requests whose size falls in the bucket.
     pub count: u64,
 }
 
@@ -26,6 +28,7 @@ pub struct SizeBucket {
 pub struct ByteBucket {
     /// The lower bound as text ("512B", "4KiB", "1MiB").
     pub label: String,
+    /// The lower bound in bytes, a power of two.
     pub min_bytes: u64,
     /// Bytes whose distance falls in the range.
     pub bytes: u64,
@@ -34,21 +37,32 @@ pub struct ByteBucket {
 /// Records of one device / volume.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct DeviceCount {
+    /// The device number as the trace gives it.
     pub device: u64,
+    /// Records of that device.
     pub records: u64,
 }
 
 /// What a trace contains (after the device filter, if any).
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct TraceStats {
+    /// The trace's path as given (`builtin:NAME` for a built-in trace).
     pub path: String,
+    /// The format read: the one given, else the built-in trace's, else the one detected.
     pub format: String,
+    /// Records (requests) kept.
     pub records: u64,
+    /// Read requests.
     pub reads: u64,
+    /// Write requests.
     pub writes: u64,
+    /// Trim requests.
     pub trims: u64,
+    /// Bytes requested by reads (saturating at `u64::MAX`).
     pub read_bytes: u64,
+    /// Bytes requested by writes (saturating at `u64::MAX`).
     pub write_bytes: u64,
+    /// Bytes requested by trims (saturating at `u64::MAX`).
     pub trim_bytes: u64,
     /// reads / (reads + writes); 0 when there are neither.
     pub read_fraction: f64,
@@ -65,6 +79,7 @@ pub struct TraceStats {
     pub time_regressions: u64,
     /// Records stamped earlier than the first record, which the reader gives time 0.
     pub time_clamped: u64,
+    /// The page size in bytes that `footprint_pages` counts in ([`stats`]'s argument).
     pub page_size: u64,
     /// Distinct pages of `page_size` bytes touched, counted per device (the same offset on two
     /// devices is two pages): the data footprint of the trace.
