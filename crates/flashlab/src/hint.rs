@@ -214,6 +214,11 @@ fn advise_huge(start: *mut u8, len: usize) {
 #[cfg(not(target_os = "linux"))]
 fn advise_huge(_start: *mut u8, _len: usize) {}
 
+/// The tests' visible-skip log (shared with the integration tests).
+#[cfg(test)]
+#[path = "../tests/common/skip.rs"]
+mod skip;
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -238,5 +243,55 @@ mod tests {
         let t = super::table(n, 3u32);
         assert_eq!(t.as_ptr() as usize % HUGE, 0);
         assert!(t.iter().all(|&x| x == 3));
+    }
+
+    // The big tables ask for transparent huge pages, and so do their clones (a run from a shared
+    // preconditioned flash clones them): checked in the kernel's view of this process, the
+    // `THPeligible` flag of the mapping that holds each table (Linux, `madvise` or `always` mode).
+
+    /// `THPeligible` of the mapping holding `addr`, from `/proc/self/smaps`; `None` when the file or
+    /// the field is not there.
+    fn thp_eligible(addr: usize) -> Option<bool> {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
+        let mut inside = false;
+        for line in smaps.lines() {
+            let mut words = line.split_whitespace();
+            if let Some(range) = words.next().filter(|w| w.contains('-') && !w.ends_with(':')) {
+                let (lo, hi) = range.split_once('-')?;
+                let (lo, hi) = (usize::from_str_radix(lo, 16).ok()?, usize::from_str_radix(hi, 16).ok()?);
+                inside = (lo..hi).contains(&addr);
+            } else if inside && line.starts_with("THPeligible:") {
+                return Some(line.split_whitespace().nth(1)? == "1");
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn a_table_and_its_clone_ask_for_huge_pages() {
+        const CHECK: &str = "huge pages for tables and their clones";
+        let mode = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled").unwrap_or_default();
+        if !(mode.contains("[madvise]") || mode.contains("[always]")) {
+            super::skip::skipped(
+                CHECK,
+                "transparent huge pages are off or absent here (Linux, madvise or always mode needed)",
+            );
+            return;
+        }
+        // 64 MiB: many huge pages, so the advice covers the middle whatever the alignment.
+        let table = super::table(16 << 20, u32::MAX);
+        let clone = table.clone();
+        assert_eq!(*clone, *table);
+        let middle = |t: &[u32]| t.as_ptr() as usize + std::mem::size_of_val(t) / 2;
+        let Some(original) = thp_eligible(middle(&table)) else {
+            super::skip::skipped(CHECK, "/proc/self/smaps has no THPeligible field for the table (kernel too old?)");
+            return;
+        };
+        assert!(original, "the table's mapping is not eligible for huge pages");
+        assert_eq!(thp_eligible(middle(&clone)), Some(true), "the clone's mapping is not eligible for huge pages");
+        // A mid-size table (a 128 GiB device's per-segment valid counts are 590 KB) takes a whole
+        // huge page of its own.
+        let mid = super::table(150_000, 0u32);
+        assert_eq!(thp_eligible(middle(&mid)), Some(true), "a 600 KB table's mapping is not eligible for huge pages");
     }
 }

@@ -16,7 +16,7 @@ pub mod device;
 pub mod error;
 pub(crate) mod fastmap;
 pub mod ftl;
-pub mod hint;
+pub(crate) mod hint;
 pub mod host;
 pub mod memory;
 pub mod nand;

@@ -33,7 +33,7 @@ impl SegLists {
         SegLists { head: vec![NIL; lists], tail: vec![NIL; lists], links: crate::hint::table(segments, [NIL; 2]) }
     }
 
-    /// Start fetching `seg`'s links ([`crate::hint`]).
+    /// Start fetching `seg`'s links (`hint`).
     #[inline]
     pub fn prefetch(&self, seg: u32) {
         crate::hint::prefetch(&self.links, seg as usize);

@@ -30,7 +30,6 @@ pub struct Segments {
     /// Open segment and next offset per `stream * pools + pool`.
     open_seg: Vec<u32>,
     open_off: Vec<u32>,
-    streams: usize,
 }
 
 impl Segments {
@@ -53,7 +52,6 @@ impl Segments {
             free,
             open_seg: vec![NIL; fronts],
             open_off: vec![0; fronts],
-            streams,
         }
     }
 
@@ -72,11 +70,6 @@ impl Segments {
     /// Segments on `pool`'s free list.
     pub fn free_count(&self, pool: u32) -> u32 {
         self.free[pool as usize].len() as u32
-    }
-
-    /// Number of write streams.
-    pub fn streams(&self) -> usize {
-        self.streams
     }
 
     /// Next page of the open segment of (stream, pool), if it has room.

@@ -17,7 +17,7 @@
 //! [`Ftl`]'s operations take typed pages and times ([`Lpn`], [`Ppn`], [`Nanos`]); inside, a
 //! scheme's tables are flat arrays of raw integers and its inner paths pass raw numbers.
 
-pub mod alloc;
+pub(crate) mod alloc;
 pub mod bast;
 pub mod block;
 pub mod dftl;
@@ -308,7 +308,7 @@ pub trait FtlFastPath {
         Ok(false)
     }
     /// A hint that `lpn` will be read or written soon: start bringing what its lookup touches
-    /// into the cache ([`crate::hint`]). Changes nothing. Default: nothing to do.
+    /// into the cache (`hint`). Changes nothing. Default: nothing to do.
     fn prefetch(&self, _lpn: Lpn) {}
     /// The second stage of [`FtlFastPath::prefetch`], a few requests later, when `lpn`'s mapping is
     /// likely in the cache: start fetching what its update touches next (the old page's

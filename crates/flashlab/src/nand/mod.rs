@@ -209,7 +209,7 @@ impl Nand {
     }
 
     /// A hint that the OOB of pages `[first, first + n)` is read soon (a GC victim's): start
-    /// bringing it into the cache ([`crate::hint`]). Changes nothing.
+    /// bringing it into the cache (`hint`). Changes nothing.
     #[inline]
     pub fn prefetch_oob(&self, first: u32, n: u32) {
         let per_line = (64 / std::mem::size_of::<u32>()) as u32;

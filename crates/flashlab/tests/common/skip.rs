@@ -2,7 +2,7 @@
 //! run here (a tool not installed, `../shared` absent) says so on stderr and appends one line to
 //! the skip log, which `scripts/test` prints as a `SKIPPED` summary after the runs. The log is
 //! `$FLASHLAB_SKIP_LOG`, else `skipped-checks.log` in Cargo's test temp directory
-//! (`target/tmp/`). Shared by every crate's tests (`#[path]`-included outside this one).
+//! (`target/tmp/`; for a unit test of the library, the workspace's `target/tmp/`). Shared by every crate's tests (`#[path]`-included outside this one).
 #![allow(dead_code)]
 
 use std::io::Write;
@@ -10,9 +10,13 @@ use std::path::PathBuf;
 
 /// Where skips are recorded.
 pub fn log_path() -> PathBuf {
-    std::env::var_os("FLASHLAB_SKIP_LOG")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skipped-checks.log"))
+    std::env::var_os("FLASHLAB_SKIP_LOG").map(PathBuf::from).unwrap_or_else(|| {
+        // Integration tests have Cargo's test temp directory; a unit test including this file
+        // (`#[path]` from `src/`) does not, and uses the workspace's `target/tmp`.
+        let tmp = option_env!("CARGO_TARGET_TMPDIR").map(PathBuf::from);
+        tmp.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/tmp"))
+            .join("skipped-checks.log")
+    })
 }
 
 /// Record that `check` was skipped and why (`how`: what to install or provide to run it).

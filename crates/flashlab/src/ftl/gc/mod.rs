@@ -87,7 +87,7 @@ pub trait GcPolicy: Send + Sync + dyn_clone::DynClone {
     /// A page of `seg` became invalid; `valid_after` is its new valid count.
     fn on_invalidate(&mut self, _seg: u32, _valid_after: u32) {}
     /// A hint that a page of `seg` will soon become invalid: start fetching the state
-    /// [`GcPolicy::on_invalidate`] will touch ([`crate::hint`]). Changes nothing.
+    /// [`GcPolicy::on_invalidate`] will touch (`hint`). Changes nothing.
     fn prefetch(&self, _seg: u32) {}
     /// A segment was erased and returned to the free pool.
     fn on_erase(&mut self, _seg: u32) {}
