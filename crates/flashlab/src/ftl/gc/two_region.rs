@@ -17,7 +17,9 @@
 //! - sealed segments are kept in write-completion (seal) order;
 //! - the scan is FIFO from a cursor that resumes where the previous GC stopped, wrapping to
 //!   the oldest segment when it reaches the recency window;
-//! - the most recently sealed `window` (20%) of the pool's sealed segments are never victims;
+//! - the most recently sealed `window` (20%) of the pool's sealed segments are not victims,
+//!   except when every sealed segment of the pool is inside the window (a pool with very few
+//!   sealed segments): then the fallback takes the oldest, so GC can always free space;
 //! - a segment whose utilization (valid / pages) is above `threshold` is passed over;
 //! - the first victim fixes the round's region (2R++: 00 and 01 are both normal); extra victims
 //!   come from that region only, by the same scan, until the stop rule holds or the region has
