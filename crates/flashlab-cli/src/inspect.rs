@@ -112,7 +112,7 @@ pub fn docs(write: Option<&Path>) -> Result<()> {
 
 /// A results.json, read and checked.
 fn read_results(path: &Path) -> Result<Value> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let text = flashlab::files::read_text(path, "results")?;
     let v: Value = serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
     let is_results = ["host", "flash", "sim", "config"].iter().all(|k| v.get(k).is_some_and(Value::is_object));
     if !is_results {

@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Parser, Subcommand};
 use flashlab::{sim, Config};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -203,11 +203,17 @@ fn parse_page_size(text: &str) -> Result<u64, String> {
     })
 }
 
-/// Print to stdout; a closed pipe (`flashlab list | head`) ends the program quietly.
-pub fn emit(text: impl std::fmt::Display) {
+/// Print a line to stdout and flush it, returning the error (for a caller that must act on it
+/// before going on; [`emit`] otherwise).
+pub fn try_emit(text: impl std::fmt::Display) -> std::io::Result<()> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
-    if let Err(e) = writeln!(out, "{text}").and_then(|_| out.flush()) {
+    writeln!(out, "{text}").and_then(|_| out.flush())
+}
+
+/// Print to stdout; a closed pipe (`flashlab list | head`) ends the program quietly.
+pub fn emit(text: impl std::fmt::Display) {
+    if let Err(e) = try_emit(text) {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
             std::process::exit(0);
         }
@@ -296,9 +302,10 @@ fn run(config: &str, out: &Path, sets: &[String], quiet: bool, as_json: bool, fo
     let plan = sim::Plan::new(load_config(config, sets)?)?;
     let cfg = plan.config().clone();
     let estimate = plan.estimate().total();
-    // Fail on an unusable output directory, or one holding earlier results, before simulating.
-    output::refuse_overwrite(out, &RUN_FILES.map(String::from), force)?;
+    // Fail on an unusable output directory, one another flashlab is writing into, or one
+    // holding earlier results, before simulating (the lock is held until the files are in).
     let dir = output::OutDir::create(out)?;
+    output::refuse_overwrite(out, &RUN_FILES.map(String::from), force)?;
     let mut bar = Bar::new(quiet);
     let results = plan.run(&mut bar).map_err(|e| untouched(e.into(), out))?;
     let mut staged = output::Staged::new(out);
@@ -307,17 +314,20 @@ fn run(config: &str, out: &Path, sets: &[String], quiet: bool, as_json: bool, fo
         staged.add(RUN_FILES[1], results.series_csv().as_bytes())
     };
     write(&mut staged).map_err(|e| untouched(e, out))?;
+    // The summary goes out before the files are replaced: if stdout fails (a full disk behind
+    // a redirection), the earlier files stay as they were.
+    let mut summary = if as_json { results.to_json() } else { format!("{results}") };
+    if let (false, Some(line)) = (as_json, inspect::memory_line(&cfg, estimate)) {
+        summary = format!("{summary}\n{line}");
+    }
+    if let Err(e) = try_emit(&summary) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            return Err(untouched(anyhow::Error::new(e).context("writing the summary to stdout"), out));
+        }
+    }
     staged.commit()?;
     dir.keep();
     let (json, csv) = (out.join(RUN_FILES[0]), out.join(RUN_FILES[1]));
-    if as_json {
-        emit(results.to_json());
-    } else {
-        emit(format!("{results}"));
-        if let Some(line) = inspect::memory_line(&cfg, estimate) {
-            emit(line);
-        }
-    }
     let written = format!("results      {} and {}", json.display(), csv.display());
     if as_json {
         eprintln!("{written}");
@@ -368,8 +378,8 @@ fn reproduce(name: &str, scale: &str, out: &Path, how: ReproduceOptions) -> Resu
     if name == "all" {
         earlier.push("index.html".into());
     }
-    output::refuse_overwrite(out, &earlier, force)?;
     let dir = output::OutDir::create(out)?;
+    output::refuse_overwrite(out, &earlier, force)?;
     // Every file is staged and renamed into place only when all reproductions have run.
     let mut staged = output::Staged::new(out);
     let mut done = Vec::new();
@@ -481,15 +491,18 @@ fn reproduce_one(
 }
 
 fn plot(results: &Path, out: Option<&Path>) -> Result<()> {
-    let text = std::fs::read_to_string(results).with_context(|| format!("reading {}", results.display()))?;
+    let text = flashlab::files::read_text(results, "results")?;
     let r = flashlab::results::Results::from_json(&text, &results.display().to_string())?;
     let plots = flashlab_repro::plot::results_plots(&r);
     let dir = out.map(Path::to_path_buf).unwrap_or_else(|| results.parent().unwrap_or(Path::new(".")).to_path_buf());
+    let out_dir = output::OutDir::create(&dir)?;
     let mut staged = output::Staged::new(&dir);
     for (name, svg) in &plots {
         staged.add(name, svg.as_bytes())?;
     }
-    for path in staged.commit()? {
+    let written = staged.commit()?;
+    out_dir.keep();
+    for path in written {
         emit(format!("plot         {}", path.display()));
     }
     Ok(())

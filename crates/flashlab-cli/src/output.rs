@@ -9,6 +9,11 @@
 //!   half-replaced;
 //! - a directory that already holds results is refused unless `--force` is given
 //!   ([`refuse_overwrite`]);
+//! - one command at a time writes into an output directory: [`OutDir`] holds an exclusive
+//!   advisory lock (`.flashlab-lock`, holding the writer's pid) for the whole command, and a
+//!   second writer is refused naming the holder;
+//! - the renames are all-or-nothing: a rename that fails puts back every file already replaced
+//!   ([`Staged::commit`]), so a directory never mixes two runs' files;
 //! - an output directory the command created is removed again if the command fails or is
 //!   interrupted before anything is written into it ([`OutDir`]).
 
@@ -32,6 +37,12 @@ static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 /// are still empty.
 static CREATED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
+/// Lock files this command holds, for Ctrl-C to remove (the lock itself goes with the process).
+static LOCKS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// The lock file [`OutDir`] takes in an output directory.
+pub const LOCK_FILE: &str = ".flashlab-lock";
+
 /// Exit status after Ctrl-C (128 + SIGINT, as shells report it).
 pub const INTERRUPTED_STATUS: i32 = 130;
 
@@ -45,9 +56,10 @@ pub fn keep_runs_in(dir: &Path) {
     }
 }
 
-/// Install the Ctrl-C handler: outside the renames of [`Staged::commit`] the program stops at
-/// once, saying that nothing was written (outputs are renamed into place only at the very end,
-/// so every earlier file is as it was).
+/// Install the handler for Ctrl-C, and for SIGTERM and SIGHUP alike (`kill`, a closed terminal):
+/// outside the renames of [`Staged::commit`] the program stops at once, saying that nothing was
+/// written (outputs are renamed into place only at the very end, so every earlier file is as it
+/// was).
 pub fn on_interrupt() {
     let installed = ctrlc::set_handler(|| {
         if COMMITTING.load(Ordering::SeqCst) {
@@ -57,6 +69,11 @@ pub fn on_interrupt() {
         if let Ok(pending) = PENDING.lock() {
             for tmp in pending.iter() {
                 let _ = std::fs::remove_file(tmp);
+            }
+        }
+        if let Ok(locks) = LOCKS.lock() {
+            for lock in locks.iter() {
+                let _ = std::fs::remove_file(lock);
             }
         }
         if let Ok(created) = CREATED.lock() {
@@ -95,15 +112,20 @@ pub fn refuse_overwrite(dir: &Path, names: &[String], force: bool) -> Result<()>
     )
 }
 
-/// An output directory, created (with any missing parents) for a command that writes into it.
-/// Unless [`OutDir::keep`] is called, dropping it removes what it created, if nothing but empty
-/// directories is left in it: a failed run leaves no empty directory behind.
+/// An output directory, created (with any missing parents) for a command that writes into it,
+/// and locked for that command: while an `OutDir` lives, another flashlab asking for the same
+/// directory is refused. Unless [`OutDir::keep`] is called, dropping it removes what it
+/// created, if nothing but empty directories is left in it: a failed run leaves no empty
+/// directory behind.
 pub struct OutDir {
     /// The topmost directory created, if any.
     created: Option<PathBuf>,
+    /// The lock: the open lock file and its path.
+    lock: Option<(std::fs::File, PathBuf)>,
 }
 
 impl OutDir {
+    /// Create `dir` if missing and take its lock; refused if another process holds it.
     pub fn create(dir: &Path) -> Result<OutDir> {
         let top =
             dir.ancestors().take_while(|a| !a.as_os_str().is_empty() && !a.exists()).last().map(Path::to_path_buf);
@@ -111,12 +133,28 @@ impl OutDir {
         if let (Some(t), Ok(mut created)) = (&top, CREATED.lock()) {
             created.push(t.clone());
         }
-        Ok(OutDir { created: top })
+        let mut out = OutDir { created: top, lock: None };
+        // On an error `out` is dropped, removing a directory just created.
+        out.lock = Some(lock(dir)?);
+        Ok(out)
     }
 
-    /// The command wrote its outputs: the directory stays.
+    /// The command wrote its outputs: the directory stays (and its lock is released).
     pub fn keep(mut self) {
+        self.unlock();
         self.forget();
+    }
+
+    fn unlock(&mut self) {
+        if let Some((file, path)) = self.lock.take() {
+            // Removed while still locked: a process that opened the old file and then gets its
+            // lock sees that the path no longer names it, and starts again ([`lock`]).
+            let _ = std::fs::remove_file(&path);
+            if let Ok(mut locks) = LOCKS.lock() {
+                locks.retain(|l| *l != path);
+            }
+            drop(file);
+        }
     }
 
     fn forget(&mut self) {
@@ -128,11 +166,77 @@ impl OutDir {
 
 impl Drop for OutDir {
     fn drop(&mut self) {
+        self.unlock();
         if let Some(t) = self.created.clone() {
             remove_if_empty(&t);
             self.forget();
         }
     }
+}
+
+/// Take the exclusive lock on `dir`: the lock file is created if missing, locked without
+/// waiting, and given this process's pid (so that a refused writer can name the holder).
+fn lock(dir: &Path) -> Result<(std::fs::File, PathBuf)> {
+    let path = dir.join(LOCK_FILE);
+    // A holder removes the file when it finishes; if that happened between our open and our
+    // lock, the lock is on a file no longer in the directory: open the new one and try again.
+    for _ in 0..100 {
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .with_context(|| format!("creating the lock file {}", path.display()))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let mut pid = String::new();
+                let _ = std::io::Read::read_to_string(&mut file, &mut pid);
+                let holder = match pid.trim() {
+                    "" => "another flashlab".to_string(),
+                    pid => format!("another flashlab (pid {pid})"),
+                };
+                anyhow::bail!(
+                    "{holder} is writing into {}: wait for it to finish, or choose another --out \
+                     (the lock is {}, released when that command ends)",
+                    dir.display(),
+                    path.display()
+                );
+            }
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(e).with_context(|| format!("locking {}", path.display()));
+            }
+        }
+        if !same_file(&file, &path) {
+            continue;
+        }
+        file.set_len(0)
+            .and_then(|()| writeln!(file, "{}", std::process::id()))
+            .and_then(|()| file.flush())
+            .with_context(|| format!("writing {}", path.display()))?;
+        if let Ok(mut locks) = LOCKS.lock() {
+            locks.push(path.clone());
+        }
+        return Ok((file, path));
+    }
+    anyhow::bail!("{}: the lock file keeps being replaced by another process", path.display())
+}
+
+/// Whether `path` still names the open `file`.
+#[cfg(unix)]
+fn same_file(file: &std::fs::File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), std::fs::metadata(path)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+/// Whether `path` still names the open `file` (elsewhere: whether it exists at all).
+#[cfg(not(unix))]
+fn same_file(_file: &std::fs::File, path: &Path) -> bool {
+    path.exists()
 }
 
 /// Remove `dir` if it holds nothing but empty directories (best effort).
@@ -191,27 +295,110 @@ impl Staged {
     }
 
     /// Rename every staged file over its target, in the order staged; returns the targets.
-    /// Ctrl-C during the renames takes effect after them.
+    /// All or nothing: each earlier file is first moved aside, and if any rename fails every
+    /// file already replaced is put back, so the directory holds either every new file or every
+    /// old one. Ctrl-C during the renames takes effect after them.
     pub fn commit(self) -> Result<Vec<PathBuf>> {
+        self.commit_with(|from, to| std::fs::rename(from, to))
+    }
+
+    /// [`Staged::commit`] with the rename given (tests inject failures through it).
+    fn commit_with(self, mut rename: impl FnMut(&Path, &Path) -> std::io::Result<()>) -> Result<Vec<PathBuf>> {
+        // A target that is a directory cannot be replaced by a file: refused before any rename.
+        if let Some((target, _)) = self.files.iter().find(|(t, _)| t.symlink_metadata().is_ok_and(|m| m.is_dir())) {
+            anyhow::bail!(
+                "{} is a directory, where an output file goes: nothing was replaced (the files in {} are as they were)",
+                target.display(),
+                self.dir.display()
+            );
+        }
         COMMITTING.store(true, Ordering::SeqCst);
         if let Ok(mut pending) = PENDING.lock() {
             pending.retain(|p| !self.files.iter().any(|(_, tmp)| tmp.path() == p));
         }
-        let mut done = Vec::with_capacity(self.files.len());
+        let mut done: Vec<Replaced> = Vec::with_capacity(self.files.len());
         let mut result = Ok(());
         for (target, tmp) in self.files {
-            if let Err(e) = tmp.persist(&target) {
-                result = Err(e.error).with_context(|| format!("renaming into {}", target.display()));
+            let tmp = tmp.into_temp_path();
+            let aside = backup_name(&target);
+            let had_earlier = target.symlink_metadata().is_ok();
+            if had_earlier {
+                if let Err(e) = rename(&target, &aside) {
+                    result = Err(anyhow::Error::new(e).context(format!("moving {} aside", target.display())));
+                    break;
+                }
+            }
+            let aside = had_earlier.then_some(aside);
+            if let Err(e) = rename(&tmp, &target) {
+                result = Err(anyhow::Error::new(e).context(format!("renaming into {}", target.display())));
+                done.push(Replaced { target, aside, placed: false });
                 break;
             }
-            done.push(target);
+            // The temporary is now the target: nothing to delete.
+            let _ = tmp.keep();
+            done.push(Replaced { target, aside, placed: true });
         }
+        let result = match result {
+            Ok(()) => {
+                for r in &done {
+                    if let Some(aside) = &r.aside {
+                        let _ = std::fs::remove_file(aside);
+                    }
+                }
+                Ok(done.into_iter().map(|r| r.target).collect())
+            }
+            Err(e) => Err(roll_back(e, done, &mut rename, &self.dir)),
+        };
         COMMITTING.store(false, Ordering::SeqCst);
         if INTERRUPTED.load(Ordering::SeqCst) {
             eprintln!("\ninterrupted after the outputs were written");
             std::process::exit(INTERRUPTED_STATUS);
         }
-        result.map(|()| done)
+        result
+    }
+}
+
+/// One target of a commit: its earlier file's name while moved aside, and whether the new file
+/// is in place.
+struct Replaced {
+    target: PathBuf,
+    aside: Option<PathBuf>,
+    placed: bool,
+}
+
+/// Where a target's earlier file waits while the commit runs (beside it, hidden; the directory
+/// is locked, so the pid makes it unique).
+fn backup_name(target: &Path) -> PathBuf {
+    let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    target.with_file_name(format!(".{name}.{}.old", std::process::id()))
+}
+
+/// A commit failed with `e`: put every earlier file back, newest first, and say what happened.
+fn roll_back(
+    e: anyhow::Error,
+    done: Vec<Replaced>,
+    rename: &mut impl FnMut(&Path, &Path) -> std::io::Result<()>,
+    dir: &Path,
+) -> anyhow::Error {
+    let mut stuck = Vec::new();
+    for r in done.into_iter().rev() {
+        let restored = match (&r.aside, r.placed) {
+            (Some(aside), _) => rename(aside, &r.target),
+            (None, true) => std::fs::remove_file(&r.target),
+            (None, false) => Ok(()),
+        };
+        if let Err(err) = restored {
+            stuck.push(format!("{} ({err})", r.target.display()));
+        }
+    }
+    if stuck.is_empty() {
+        anyhow::anyhow!("{e:#}\n(nothing was replaced: the files in {} are as they were)", dir.display())
+    } else {
+        anyhow::anyhow!(
+            "{e:#}\n(putting back the earlier files failed too, for {}: {} may mix old and new files)",
+            stuck.join(", "),
+            dir.display()
+        )
     }
 }
 
@@ -305,5 +492,90 @@ mod tests {
         let err = refuse_overwrite(dir.path(), &files, false).unwrap_err().to_string();
         assert!(err.contains("series.csv") && err.contains("--force"), "{err}");
         refuse_overwrite(dir.path(), &files, true).unwrap();
+    }
+    /// A rename that fails at any point of the commit leaves every target as it was, with no
+    /// temporary or moved-aside file behind, and says that nothing was replaced.
+    #[test]
+    fn a_rename_failing_anywhere_replaces_nothing() {
+        // Three targets, two with earlier files: 2 + 2 + 1 = 5 renames in a full commit.
+        let renames = 5;
+        for fail_at in 0..renames {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join("results.json"), "old json").unwrap();
+            std::fs::create_dir(dir.path().join("a")).unwrap();
+            std::fs::write(dir.path().join("a/report.md"), "old report").unwrap();
+            let mut staged = Staged::new(dir.path());
+            staged.add("results.json", b"new json").unwrap();
+            staged.add("a/report.md", b"new report").unwrap();
+            staged.add("series.csv", b"new csv").unwrap();
+            let mut n = 0;
+            let err = staged
+                .commit_with(|from, to| {
+                    n += 1;
+                    if n == fail_at + 1 {
+                        return Err(std::io::Error::from(std::io::ErrorKind::PermissionDenied));
+                    }
+                    std::fs::rename(from, to)
+                })
+                .unwrap_err();
+            let msg = format!("{err:#}");
+            assert!(msg.contains("nothing was replaced"), "rename {fail_at}: {msg}");
+            assert_eq!(std::fs::read_to_string(dir.path().join("results.json")).unwrap(), "old json", "{fail_at}");
+            assert_eq!(std::fs::read_to_string(dir.path().join("a/report.md")).unwrap(), "old report", "{fail_at}");
+            assert_eq!(names(dir.path()), ["a", "results.json"], "rename {fail_at}");
+            assert_eq!(names(&dir.path().join("a")), ["report.md"], "rename {fail_at}");
+        }
+        // And with no failure, all five renames happen and every file is new.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("results.json"), "old json").unwrap();
+        let mut staged = Staged::new(dir.path());
+        staged.add("results.json", b"new json").unwrap();
+        staged.add("series.csv", b"new csv").unwrap();
+        let mut n = 0;
+        staged
+            .commit_with(|from, to| {
+                n += 1;
+                std::fs::rename(from, to)
+            })
+            .unwrap();
+        assert_eq!(n, 3);
+        assert_eq!(std::fs::read_to_string(dir.path().join("results.json")).unwrap(), "new json");
+        assert_eq!(names(dir.path()), ["results.json", "series.csv"]);
+    }
+
+    /// A directory where an output file goes is refused before any rename.
+    #[test]
+    fn a_directory_in_a_files_place_is_refused_before_any_rename() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("results.json"), "old").unwrap();
+        std::fs::create_dir(dir.path().join("series.csv")).unwrap();
+        let mut staged = Staged::new(dir.path());
+        staged.add("results.json", b"new").unwrap();
+        staged.add("series.csv", b"new").unwrap();
+        let err = format!("{:#}", staged.commit().unwrap_err());
+        assert!(err.contains("series.csv is a directory") && err.contains("nothing was replaced"), "{err}");
+        assert_eq!(std::fs::read_to_string(dir.path().join("results.json")).unwrap(), "old");
+        assert_eq!(names(dir.path()), ["results.json", "series.csv"]);
+    }
+
+    /// One writer at a time: a second lock on a directory is refused naming the holder's pid;
+    /// once the first is kept or dropped the lock file is gone and the directory free again.
+    #[test]
+    fn a_second_writer_is_refused_naming_the_first() {
+        let root = tempfile::tempdir().unwrap();
+        let out = root.path().join("o");
+        let first = OutDir::create(&out).unwrap();
+        assert_eq!(names(&out), [LOCK_FILE]);
+        let err = format!("{:#}", OutDir::create(&out).err().expect("a second writer is refused"));
+        let pid = format!("another flashlab (pid {}) is writing into {}", std::process::id(), out.display());
+        assert!(err.contains(&pid), "{err}");
+        first.keep();
+        assert!(names(&out).is_empty(), "the lock file is removed: {:?}", names(&out));
+        let second = OutDir::create(&out).unwrap();
+        drop(second);
+        assert!(out.is_dir(), "kept before, so it stays");
+        // A stale lock file (its holder gone) does not stand in the way.
+        std::fs::write(out.join(LOCK_FILE), "999999999\n").unwrap();
+        OutDir::create(&out).unwrap().keep();
     }
 }

@@ -466,7 +466,7 @@ pub fn run_all(jobs: &[(String, Config)], setup: &Setup, progress: &dyn RunProgr
     let ids: Vec<String> = jobs.iter().map(|(label, cfg)| run_id(label, cfg)).collect::<Result<_, _>>()?;
     let stored = |dir: &Path, id: &str| dir.join(format!("{id}.json"));
     let read = |path: &Path| -> Result<Results, Error> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = flashlab::files::read_text(path, "results")?;
         Results::from_json(&text, &path.display().to_string())
     };
     match &setup.runs {

@@ -281,7 +281,7 @@ impl Config {
 
     /// Read a TOML file, apply `key=value` overrides, parse and validate.
     pub fn load(path: &Path, overrides: &[String]) -> Result<Config, Error> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = crate::files::read_text(path, "config")?;
         Self::from_toml_str(&text, &path.display().to_string(), overrides)
     }
 
@@ -337,7 +337,7 @@ impl Config {
         let path = Path::new(name);
         let looks_like_path = name.contains(['/', '\\']) || name.ends_with(".toml");
         if path.is_file() || looks_like_path {
-            let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+            let text = crate::files::read_text(path, "config")?;
             return Self::from_toml_str_labelled(&text, &path.display().to_string(), &anchored, labels);
         }
         match crate::presets::find(name) {

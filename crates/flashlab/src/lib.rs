@@ -15,6 +15,7 @@ pub mod config;
 pub mod device;
 pub mod error;
 pub(crate) mod fastmap;
+pub mod files;
 pub mod ftl;
 pub(crate) mod hint;
 pub mod host;

@@ -80,6 +80,27 @@ pub fn grown_vec_bytes<T>(n: u64) -> u64 {
     vec_bytes::<T>(cap).saturating_add(vec_bytes::<T>(cap / 2))
 }
 
+/// Bytes the allocator takes for one heap allocation of `payload` bytes: glibc's malloc adds an
+/// 8-byte header and rounds up to 16 bytes, at least 32 (none for an empty collection, which
+/// allocates nothing). What many small collections cost beyond their elements (a deque per
+/// plane on a device of a million planes).
+pub fn heap_bytes(payload: u64) -> u64 {
+    if payload == 0 {
+        return 0;
+    }
+    payload.saturating_add(8).div_ceil(16).saturating_mul(16).max(32)
+}
+
+/// The capacity of a `Vec` or `VecDeque` grown by pushes from empty to `n` elements (of at most
+/// 1 KiB each): doubled from 4, so the next power of two of at least 4 (0 for none).
+pub fn grown_capacity(n: u64) -> u64 {
+    if n == 0 {
+        0
+    } else {
+        n.max(4).checked_next_power_of_two().unwrap_or(u64::MAX)
+    }
+}
+
 /// Bytes of a bitmap over `n` items (`u64` words).
 pub fn bitmap_bytes(n: u64) -> u64 {
     n.div_ceil(64).saturating_mul(8)

@@ -46,6 +46,12 @@ impl LogScheme for Bast {
         Bast { log: vec![NONE; lbns], lru: VecDeque::new() }
     }
 
+    /// The log block of each LBN, and the recency deque grown by pushes to every log block.
+    fn plane_heap_bytes(lbns: u64, log_blocks: u32) -> u64 {
+        use crate::memory::{grown_capacity, heap_bytes, vec_bytes};
+        heap_bytes(vec_bytes::<u32>(lbns)) + heap_bytes(vec_bytes::<u32>(grown_capacity(log_blocks as u64)))
+    }
+
     /// The LBN's own log block; a new one if it has none, after merging the least recently
     /// written LBN's when all are in use.
     fn choose(&mut self, v: &LogView, lbn: u32, _off: u32) -> LogChoice {

@@ -30,6 +30,10 @@ impl LogScheme for Block {
         Block
     }
 
+    fn plane_heap_bytes(_lbns: u64, _log_blocks: u32) -> u64 {
+        0
+    }
+
     /// Every update copy-merges its block.
     fn choose(&mut self, _v: &LogView, _lbn: u32, _off: u32) -> LogChoice {
         LogChoice::CopyMerge

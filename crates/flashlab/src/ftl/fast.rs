@@ -46,6 +46,12 @@ impl LogScheme for Fast {
         Fast::default()
     }
 
+    /// The random logs' deque, grown by pushes to at most every log block.
+    fn plane_heap_bytes(_lbns: u64, log_blocks: u32) -> u64 {
+        use crate::memory::{grown_capacity, heap_bytes, vec_bytes};
+        heap_bytes(vec_bytes::<u32>(grown_capacity(log_blocks as u64)))
+    }
+
     /// The SW log when the write continues it; at offset 0 a new SW log (merging the old one
     /// first); else the current RW log, a new one, or, when all are in use, the oldest RW log
     /// reclaimed first.

@@ -67,6 +67,10 @@ pub trait LogScheme: Clone + Send + Sync + 'static {
     fn budget(spec: &FtlSpec) -> Result<LogBudget, Error>;
     /// No log block yet, on a plane of `lbns` logical blocks.
     fn new(lbns: usize) -> Self;
+    /// The most heap bytes one plane's scheme state takes (allocator overhead included,
+    /// [`crate::memory::heap_bytes`]) on a plane of `lbns` logical blocks and `log_blocks` log
+    /// blocks: the memory estimate's share of the scheme beyond its struct.
+    fn plane_heap_bytes(lbns: u64, log_blocks: u32) -> u64;
     /// Where an update of offset `off` of `lbn` goes (a write that cannot go in place). A
     /// [`LogChoice::Merge`] of a shared block detaches that block first.
     fn choose(&mut self, v: &LogView, lbn: u32, off: u32) -> LogChoice;
@@ -292,12 +296,18 @@ pub fn memory<S: LogScheme>(spec: &FtlSpec, est: &mut crate::memory::Estimate) -
     use crate::memory::vec_bytes;
     let budget = S::budget(spec)?;
     // Plane 0 holds the most logical pages under every striping: if it has room, all have.
-    plane_blocks::<S>(spec, &budget, 0)?;
+    let (_, lbns) = plane_blocks::<S>(spec, &budget, 0)?;
     let blocks = spec.layout.geo.total_blocks() as u64;
     est.add("L2P table", vec_bytes::<u32>(spec.logical_pages));
-    let per_block = std::mem::size_of::<Role>() as u64 + 4 + 4 + 4;
-    est.add("per-block state", blocks.saturating_mul(per_block));
-    let per_plane = (std::mem::size_of::<Plane>() + std::mem::size_of::<S>()) as u64;
+    est.add("per-block state", blocks.saturating_mul(std::mem::size_of::<Role>() as u64));
+    // Per plane (plane 0 has the most LBNs): the structs, the heap blocks of its free list (one
+    // entry per block) and data map (one per LBN), and the scheme's own.
+    let heap = crate::memory::heap_bytes;
+    let bpp = spec.layout.geo.blocks_per_plane as u64;
+    let per_plane = (std::mem::size_of::<Plane>() + std::mem::size_of::<S>()) as u64
+        + heap(vec_bytes::<u32>(bpp))
+        + heap(vec_bytes::<u32>(lbns))
+        + S::plane_heap_bytes(lbns, budget.log_blocks);
     est.add("per-plane state", (spec.layout.planes as u64).saturating_mul(per_plane));
     Nand::memory(&spec.layout, spec.verify, spec.timing.is_some(), est);
     Ok(())

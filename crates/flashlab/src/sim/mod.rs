@@ -88,9 +88,18 @@ fn build_buffer(cfg: &Config, r: &Resolved) -> Result<Box<dyn buffer::WriteBuffe
         return Err(Error::config("buffer.nvram", "buffer.dram + buffer.nvram exceeds 2^64 bytes"));
     };
     if cfg.buffer.policy != "none" && buffered / r.page_size > r.logical_pages {
+        // Name the key that was given: the one memory, or both.
+        let (key, what) = match (cfg.buffer.dram.0, cfg.buffer.nvram.0) {
+            (0, _) => ("buffer.nvram", "an NVRAM buffer".to_string()),
+            (_, 0) => ("buffer.dram", "a DRAM buffer".to_string()),
+            (d, n) => ("buffer.dram", format!("buffer.dram + buffer.nvram ({d} + {n} bytes)")),
+        };
         return Err(Error::config(
-            "buffer.dram",
-            format!("a buffer of {buffered} bytes is larger than the device's logical capacity"),
+            key,
+            format!(
+                "{what} of {buffered} bytes is larger than the device's logical capacity ({} bytes)",
+                r.logical_pages.saturating_mul(r.page_size)
+            ),
         ));
     }
     buffer::build(

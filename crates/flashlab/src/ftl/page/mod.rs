@@ -76,7 +76,8 @@ pub fn memory_page(spec: &FtlSpec, est: &mut crate::memory::Estimate) -> Result<
 
 /// What a page-mapped FTL allocates besides its table's cache: the whole L2P table, a valid
 /// bit per physical page, per segment its allocator state (valid count, state, stream, seal
-/// time, a free-list entry in a deque grown by pushes), what the victim policy says it allocates
+/// time), per pool its free list (a deque grown by pushes, with the allocator's overhead of a
+/// heap block), open frontiers and schedule state, what the victim policy says it allocates
 /// (its registry line's `memory`), two cold bits and a move time per logical page when the
 /// policy has a cold region (2R, 2R++), and the NAND.
 pub fn memory(spec: &FtlSpec, est: &mut crate::memory::Estimate) -> Result<(), Error> {
@@ -89,8 +90,16 @@ pub fn memory(spec: &FtlSpec, est: &mut crate::memory::Estimate) -> Result<(), E
     let segments = layout.segments as u64;
     est.add("L2P table", crate::hint::table_bytes::<u32>(spec.logical_pages));
     est.add("OOB / reverse map", crate::hint::table_bytes::<u64>((layout.total_pages() as u64).div_ceil(64)));
-    let per_segment = 4 + std::mem::size_of::<gc::SegState>() as u64 + 1 + 8 + 2 * 4;
+    let per_segment = std::mem::size_of::<gc::SegState>() as u64 + 1 + 8 + 2 * 4;
     est.add("per-block state", segments.saturating_mul(per_segment));
+    // Per pool: its free list (a deque grown by pushes to the pool's segments, a heap block of
+    // its own), the open segment and offset of each stream, the schedule's settled bit and
+    // declined flag, and the gate's count.
+    let pools = layout.pools as u64;
+    let free_list = std::mem::size_of::<std::collections::VecDeque<u32>>() as u64
+        + crate::memory::heap_bytes(vec_bytes::<u32>(crate::memory::grown_capacity(layout.segments_per_pool() as u64)));
+    let per_pool = free_list + shape.streams.len() as u64 * 8 + 1 + 4 + 1;
+    est.add("per-plane state", pools.saturating_mul(per_pool));
     // Tables from 512 KiB on take whole huge pages (`hint::table_bytes`): what that adds to the
     // valid counts and the seal times.
     fn rounding<T>(n: u64) -> u64 {
@@ -417,14 +426,15 @@ fn check_spare(spec: &FtlSpec, streams: usize, reserve: u32) -> Result<(), Error
     let per_pool_reserve = reserve as u64 + streams as u64;
     let reserve_pages = per_pool_reserve * l.pools as u64 * l.pages_per_segment as u64;
     let physical = l.total_pages() as u64;
-    let needed = spec.logical_pages + reserve_pages + l.pools as u64 * l.pages_per_segment as u64;
+    let gather_pages = l.pools as u64 * l.pages_per_segment as u64;
+    let needed = spec.logical_pages + reserve_pages + gather_pages;
     if needed > physical {
         let explicit = !spec.config.gc_schedule_params.is_empty();
         return Err(Error::config(
             if explicit { "ftl.gc_schedule_params" } else { "device.over_provisioning" },
             format!(
-                "the spare space leaves no room for GC: {} logical pages + {} kept free by the GC schedule and open segments need more than the {} physical pages; raise over-provisioning or lower the logical capacity",
-                spec.logical_pages, reserve_pages, physical
+                "the spare space leaves no room for GC: {} logical pages + {} kept free by the GC schedule and open segments + {} (a segment per pool for invalid pages to gather in) = {needed} pages, more than the {} physical pages; raise over-provisioning or lower the logical capacity",
+                spec.logical_pages, reserve_pages, gather_pages, physical
             ),
         ));
     }

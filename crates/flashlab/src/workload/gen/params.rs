@@ -67,6 +67,15 @@ const LIMIT_KEYS: &[&str] = &["volume", "requests", "volume_ratio", "capacity_mu
 /// with the top 53 bits of a random `u64` (exact for every share an `f64` can state).
 pub const SHARE_ONE: u64 = 1 << 53;
 
+/// The most pages (or requests) one run's stream may hold: 2^42, about 4.4 × 10^12, which at the
+/// simulator's ~10^7 pages per second is about five days of run time. More is a mistake (a
+/// misplaced unit) or a run to split; it is refused at load time rather than run for centuries.
+pub const MAX_RUN_PAGES: u64 = 1 << 42;
+
+/// The simulated clock counts nanoseconds in 64 bits: a stream's arrivals (`iat_ns` × its
+/// requests) must end before 2^63 ns, about 292 years.
+pub const MAX_ARRIVAL_NS: u64 = 1 << 63;
+
 /// When the stream ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Limit {
@@ -161,6 +170,21 @@ pub fn parse_common(mut table: toml::Table, ctx: &GenContext) -> Result<(CommonP
     }
     let seed = p.integer(table.remove("seed"), "seed")?.unwrap_or(ctx.seed);
     let iat_ns = p.integer(table.remove("iat_ns"), "iat_ns")?.unwrap_or(0);
+    // The last arrival must fit the clock: at most this many requests (a byte limit ends after
+    // at most one request per alignment unit, plus the last one's overshoot).
+    let most_requests = match limit {
+        Limit::Requests(n) => n,
+        Limit::Bytes(b) => b / align_bytes + 1,
+    };
+    if iat_ns.checked_mul(most_requests).is_none_or(|t| t >= MAX_ARRIVAL_NS) {
+        return Err(config(
+            "iat_ns",
+            format!(
+                "{iat_ns} ns between up to {most_requests} requests runs past the simulated clock's end \
+                 (2^63 ns, about 292 years); lower iat_ns or the run's length"
+            ),
+        ));
+    }
     let common =
         CommonParams { limit, read_share, trim_share, sizes, align_bytes, start_bytes, footprint_bytes, seed, iat_ns };
     assert!(
@@ -401,15 +425,42 @@ impl Parser<'_> {
             ));
         }
         let Some((key, value)) = given.into_iter().next() else { return Ok(Limit::Bytes(footprint)) };
+        let page = self.ctx.page_size.max(1);
+        let max_bytes = MAX_RUN_PAGES.saturating_mul(page);
+        let too_long = |what: String| {
+            config(
+                key,
+                format!(
+                    "{what}, more than a run may hold ({MAX_RUN_PAGES} requests or pages of {page} bytes: about five days at the \
+                     simulator's ~10^7 pages/s); split the run or check the unit"
+                ),
+            )
+        };
         let limit = match key {
-            "volume" => Limit::Bytes(self.size(value, key)?),
-            "requests" => Limit::Requests(self.integer(Some(value), key)?.unwrap_or(0)),
+            "volume" => {
+                let bytes = self.size(value, key)?;
+                if bytes > max_bytes {
+                    return Err(too_long(format!("{bytes} bytes")));
+                }
+                Limit::Bytes(bytes)
+            }
+            "requests" => {
+                let n = self.integer(Some(value), key)?.unwrap_or(0);
+                if n > MAX_RUN_PAGES {
+                    return Err(too_long(format!("{n} requests")));
+                }
+                Limit::Requests(n)
+            }
             _ => {
                 let ratio = self.float(value, key)?;
-                if ratio <= 0.0 || ratio * footprint as f64 >= u64::MAX as f64 {
-                    return Err(config(key, format!("must be a positive multiple of the footprint (got {ratio})")));
+                if ratio <= 0.0 {
+                    return Err(config(key, format!("must be positive (got {ratio})")));
                 }
-                Limit::Bytes((ratio * footprint as f64) as u64)
+                let bytes = ratio * footprint as f64;
+                if bytes > max_bytes as f64 {
+                    return Err(too_long(format!("{ratio} × the footprint of {footprint} bytes is {bytes:.3e} bytes")));
+                }
+                Limit::Bytes(bytes as u64)
             }
         };
         match limit {

@@ -75,6 +75,9 @@ pub struct TraceOptions {
 }
 
 /// The keys a `[workload]` table with `kind = "trace"` may hold.
+/// The most passes `workload.repeat` takes: 2^20 (see the error it gives).
+pub const MAX_REPEAT: u32 = 1 << 20;
+
 pub(crate) const TABLE_KEYS: &[&str] = &["path", "format", "device", "time_scale", "time_unit", "repeat"];
 
 /// The `[workload]` keys of `kind = "trace"` (besides `kind`).
@@ -162,6 +165,16 @@ impl TraceOptions {
         }
         if self.repeat == 0 {
             return Err(Error::config("workload.repeat", "must be at least 1 (the number of passes over the trace)"));
+        }
+        if self.repeat > MAX_REPEAT {
+            return Err(Error::config(
+                "workload.repeat",
+                format!(
+                    "{} passes is more than {MAX_REPEAT}: a trace of 4 M requests replayed that often is already the \
+                     most a run may write (about five days of run time); replay a longer trace or fewer passes",
+                    self.repeat
+                ),
+            ));
         }
         Ok(())
     }
