@@ -104,6 +104,47 @@ fn validation_errors_name_the_file_line_or_override() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// Issue 44's messages that pointed at the wrong thing, and the run-length keys that accepted
+/// runs of centuries: each error names the key and the real limit.
+#[test]
+fn run_lengths_are_bounded_and_messages_name_the_real_limit() {
+    // Was "must be a positive multiple of the footprint (got 1000000000000)".
+    let msg = refused(&["workload.volume_ratio=1e12"]);
+    assert!(msg.contains("workload.volume_ratio") && msg.contains("more than a run may hold"), "{msg}");
+    assert!(!msg.contains("positive"), "{msg}");
+    assert_refused(&["workload.volume_ratio=-1"], &["workload.volume_ratio", "must be positive"]);
+    assert_refused(
+        &["workload.volume_ratio=", "workload.requests=1125899906842624"],
+        &["workload.requests", "five days"],
+    );
+    assert_refused(&["workload.volume_ratio=", "workload.volume=\"100000TiB\""], &["workload.volume", "five days"]);
+    assert_refused(
+        &["workload.volume_ratio=", "workload.requests=1000000", "workload.iat_ns=10000000000000000"],
+        &["workload.iat_ns", "292 years"],
+    );
+    // The longest run allowed still loads (only loaded and validated here, never run).
+    let cfg = load(&["workload.volume_ratio=", "workload.requests=4398046511104"]).unwrap();
+    sim::validate(&cfg).unwrap();
+    // A trace replayed two million times.
+    let trace = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/traces/umass_financial1_ssdsim/example.ascii");
+    let path = format!("workload.path=\"{trace}\"");
+    let sets =
+        ["workload=", "workload.kind=\"trace\"", "workload.format=\"ssdsim\"", &path, "host.out_of_range=\"wrap\""];
+    assert_refused(&[&sets[..], &["workload.repeat=2000000"]].concat(), &["workload.repeat", "1048576"]);
+    // Was: an NVRAM buffer too large blamed buffer.dram.
+    assert_refused(&["buffer.policy=\"dwb\"", "buffer.nvram=\"4GiB\""], &["buffer.nvram", "NVRAM", "1952256000 bytes"]);
+    assert_refused(&["buffer.policy=\"lru\"", "buffer.dram=\"4GiB\""], &["buffer.dram", "DRAM"]);
+    // Was: "… + … kept free … need more than …" whose two terms did not exceed the total: the
+    // third term and the sum are stated, and the sum does exceed the physical pages.
+    let msg = refused(&["device.over_provisioning=0.01"]);
+    let numbers: Vec<u64> =
+        msg.split(|c: char| !c.is_ascii_digit()).filter(|w| w.len() > 3).map(|w| w.parse().unwrap()).collect();
+    assert!(msg.contains("a segment per pool for invalid pages to gather in"), "{msg}");
+    let [logical, kept, gather, total, physical] = numbers[..] else { panic!("five figures expected: {msg}") };
+    assert_eq!(logical + kept + gather, total, "{msg}");
+    assert!(total > physical, "{msg}");
+}
+
 /// Stops a run at its first progress check: the walk only needs to see the run start and step.
 struct Brief(u32);
 impl Progress for Brief {

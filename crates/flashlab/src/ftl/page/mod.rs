@@ -695,6 +695,11 @@ mod tests {
     }
 
     fn femu_ftl_timed(logical_pages: u64, timing: Option<&crate::nand::TimingParams>) -> PageFtl {
+        femu_ftl_with(logical_pages, timing, "")
+    }
+
+    /// The femu-scheduled FTL with `[ftl.gc_schedule_params]` given as TOML.
+    fn femu_ftl_with(logical_pages: u64, timing: Option<&crate::nand::TimingParams>, schedule_params: &str) -> PageFtl {
         let geo = Geometry {
             channels: 4,
             chips_per_channel: 1,
@@ -704,7 +709,12 @@ mod tests {
             pages_per_block: 8,
             page_size: 4096,
         };
-        let config = FtlConfig { gc_schedule: Some("femu".into()), gc_unit: GcUnit::Line, ..FtlConfig::default() };
+        let config = FtlConfig {
+            gc_schedule: Some("femu".into()),
+            gc_schedule_params: schedule_params.parse().unwrap(),
+            gc_unit: GcUnit::Line,
+            ..FtlConfig::default()
+        };
         let spec =
             FtlSpec { layout: Layout::new(geo, GcUnit::Line), logical_pages, config: &config, verify: false, timing };
         PageFtl::new(&spec).unwrap()
@@ -754,6 +764,22 @@ mod tests {
         let d = request(&mut f, 3);
         assert_eq!((d.gc_background_rounds, d.gc_victims, d.gc_copies), (1, 1, 28));
         assert_eq!(f.segs.state[0], gc::SegState::Free, "line 0 was the victim");
+    }
+
+    /// `min_invalid = 0` still asks a background victim for one invalid page: filling the device
+    /// (every sealed line fully valid) is no "device full", and GC starts with the first
+    /// invalid page (the audit's reproducer failed here with "every segment … fully valid").
+    #[test]
+    fn femu_without_an_invalid_minimum_still_never_collects_a_fully_valid_line() {
+        let mut f = femu_ftl_with(1150, None, "min_invalid = 0.0");
+        for lpn in 0..1150 {
+            let d = request(&mut f, lpn);
+            assert_eq!((d.gc_victims, d.gc_copies), (0, 0), "lpn {lpn}: nothing to gain from any line");
+        }
+        // One overwrite makes line 0 worth collecting: the background round after it takes it.
+        let d = request(&mut f, 0);
+        assert_eq!((d.gc_background_rounds, d.gc_victims, d.gc_copies), (1, 1, 31));
+        assert_eq!(most_invalid(&f), 0);
     }
 
     /// Timing mode: background GC occupies the planes it uses from the issue time of the request

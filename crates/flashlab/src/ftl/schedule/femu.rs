@@ -29,6 +29,12 @@
 //! units the thresholds apply per plane, and GC writes go where the victim policy sends them.
 //! Defaults are FEMU's; `[ftl.gc_schedule_params]`: `background` (0.25), `forced` (0.05),
 //! `min_invalid` (0.125), fractions of a pool's segments / a segment's pages.
+//!
+//! A background victim must hold at least one invalid page whatever `min_invalid` says (it is
+//! rounded down to pages, and `0` is allowed): FEMU's `ipc < pgs_per_line / 8` with a threshold
+//! of 0 would move a fully valid line to free one line, which frees nothing and, while the
+//! device fills, is the only victim there is. FEMU's own default gives at least one page for
+//! every line of 8 pages or more, so this changes nothing there.
 
 use serde::Deserialize;
 
@@ -47,7 +53,7 @@ struct Params {
     #[serde(default = "d_forced")]
     forced: f64,
     /// A background round is declined unless its victim has at least this fraction of its pages
-    /// invalid (FEMU: 1/8).
+    /// invalid, and at least one page (FEMU: 1/8).
     #[serde(default = "d_min_invalid")]
     min_invalid: f64,
 }
@@ -95,7 +101,8 @@ pub fn build(ctx: &ScheduleContext, params: &toml::Table) -> Result<Box<dyn GcSc
     let s = Femu {
         background_at: (background * n) as u32,
         forced_at: ((forced * n) as u32).max(1),
-        min_invalid: (min_invalid * ctx.pages_per_segment as f64) as u32,
+        // At least one page: a fully valid victim frees nothing (module docs).
+        min_invalid: ((min_invalid * ctx.pages_per_segment as f64) as u32).max(1),
     };
     if s.forced_at >= ctx.segments_per_pool {
         return Err(Error::config("ftl.gc_schedule_params.forced", "leaves no segment for data"));
@@ -154,6 +161,11 @@ mod tests {
             (s.foreground(1), s.background(2)),
             (Some(Round::ONE), Some(Round { until_free: None, min_invalid: 1 }))
         );
+        // No invalid page asked for, or a fraction under one page: still one page.
+        for text in ["min_invalid = 0.0", "min_invalid = 0.1"] {
+            let s = build(&ctx, &text.parse().unwrap()).unwrap();
+            assert_eq!(s.background(2), Some(Round { until_free: None, min_invalid: 1 }), "{text}");
+        }
         for (text, key) in [
             ("forced = 0.3", "forced"),
             ("background = 1.5", "background"),
