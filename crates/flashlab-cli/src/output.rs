@@ -62,23 +62,24 @@ pub fn keep_runs_in(dir: &Path) {
 /// was).
 pub fn on_interrupt() {
     let installed = ctrlc::set_handler(|| {
+        // The registries stay locked until the process exits: the main thread, still running,
+        // creates temporaries, lock files and directories only while holding the registry's
+        // lock (and registers them before letting go), so none appears after the sweep below.
+        // The commit sets COMMITTING under PENDING's lock, so the two cannot interleave.
+        let pending = registry(&PENDING);
         if COMMITTING.load(Ordering::SeqCst) {
             INTERRUPTED.store(true, Ordering::SeqCst);
             return;
         }
-        if let Ok(pending) = PENDING.lock() {
-            for tmp in pending.iter() {
-                let _ = std::fs::remove_file(tmp);
-            }
+        for tmp in pending.iter() {
+            let _ = std::fs::remove_file(tmp);
         }
-        if let Ok(locks) = LOCKS.lock() {
-            for lock in locks.iter() {
-                let _ = std::fs::remove_file(lock);
-            }
+        let locks = registry(&LOCKS);
+        for lock in locks.iter() {
+            let _ = std::fs::remove_file(lock);
         }
-        if let Ok(created) = CREATED.lock() {
-            created.iter().for_each(|d| remove_if_empty(d));
-        }
+        let created = registry(&CREATED);
+        created.iter().for_each(|d| remove_if_empty(d));
         eprintln!("\ninterrupted: no output was written; files from earlier runs are untouched");
         if let Some(dir) = KEPT_RUNS.lock().ok().and_then(|k| k.clone()) {
             eprintln!(
@@ -93,6 +94,11 @@ pub fn on_interrupt() {
     if let Err(e) = installed {
         eprintln!("warning: cannot handle Ctrl-C ({e}); it will stop the program without a message");
     }
+}
+
+/// One of the registries above, locked (a panic elsewhere does not stop the cleanup).
+fn registry(m: &'static Mutex<Vec<PathBuf>>) -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Refuse to write into `dir` when it already holds any of `names` (results of an earlier run),
@@ -129,9 +135,13 @@ impl OutDir {
     pub fn create(dir: &Path) -> Result<OutDir> {
         let top =
             dir.ancestors().take_while(|a| !a.as_os_str().is_empty() && !a.exists()).last().map(Path::to_path_buf);
-        std::fs::create_dir_all(dir).with_context(|| format!("creating output directory {}", dir.display()))?;
-        if let (Some(t), Ok(mut created)) = (&top, CREATED.lock()) {
-            created.push(t.clone());
+        {
+            // Created and registered under the registry's lock (see `on_interrupt`).
+            let mut created = registry(&CREATED);
+            std::fs::create_dir_all(dir).with_context(|| format!("creating output directory {}", dir.display()))?;
+            if let Some(t) = &top {
+                created.push(t.clone());
+            }
         }
         let mut out = OutDir { created: top, lock: None };
         // On an error `out` is dropped, removing a directory just created.
@@ -148,18 +158,19 @@ impl OutDir {
     fn unlock(&mut self) {
         if let Some((file, path)) = self.lock.take() {
             // Removed while still locked: a process that opened the old file and then gets its
-            // lock sees that the path no longer names it, and starts again ([`lock`]).
+            // lock sees that the path no longer names it, and starts again ([`lock`]). Under the
+            // registry's lock, so a signal cannot remove the path again once another process
+            // has made a new lock file there.
+            let mut locks = registry(&LOCKS);
             let _ = std::fs::remove_file(&path);
-            if let Ok(mut locks) = LOCKS.lock() {
-                locks.retain(|l| *l != path);
-            }
+            locks.retain(|l| *l != path);
             drop(file);
         }
     }
 
     fn forget(&mut self) {
-        if let (Some(t), Ok(mut created)) = (self.created.take(), CREATED.lock()) {
-            created.retain(|d| *d != t);
+        if let Some(t) = self.created.take() {
+            registry(&CREATED).retain(|d| *d != t);
         }
     }
 }
@@ -181,6 +192,8 @@ fn lock(dir: &Path) -> Result<(std::fs::File, PathBuf)> {
     // A holder removes the file when it finishes; if that happened between our open and our
     // lock, the lock is on a file no longer in the directory: open the new one and try again.
     for _ in 0..100 {
+        // Opened (perhaps created), locked and registered under the registry's lock.
+        let mut locks = registry(&LOCKS);
         let mut file = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
@@ -215,9 +228,7 @@ fn lock(dir: &Path) -> Result<(std::fs::File, PathBuf)> {
             .and_then(|()| writeln!(file, "{}", std::process::id()))
             .and_then(|()| file.flush())
             .with_context(|| format!("writing {}", path.display()))?;
-        if let Ok(mut locks) = LOCKS.lock() {
-            locks.push(path.clone());
-        }
+        locks.push(path.clone());
         return Ok((file, path));
     }
     anyhow::bail!("{}: the lock file keeps being replaced by another process", path.display())
@@ -281,14 +292,21 @@ impl Staged {
         // A temporary file is private (0600); an output is read by others like any file.
         #[cfg(unix)]
         builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
-        let mut tmp = builder
-            .tempfile_in(&parent)
-            .with_context(|| format!("creating a temporary file in {}", parent.display()))?;
-        write(tmp.as_file_mut())
-            .and_then(|()| tmp.as_file().sync_all())
-            .with_context(|| format!("writing {} (its earlier version, if any, is untouched)", target.display()))?;
-        if let Ok(mut pending) = PENDING.lock() {
+        // Created and registered under the registry's lock: known to Ctrl-C from its creation
+        // on, so a signal while it is written deletes it too.
+        let mut tmp = {
+            let mut pending = registry(&PENDING);
+            let tmp = builder
+                .tempfile_in(&parent)
+                .with_context(|| format!("creating a temporary file in {}", parent.display()))?;
             pending.push(tmp.path().to_path_buf());
+            tmp
+        };
+        let written = write(tmp.as_file_mut()).and_then(|()| tmp.as_file().sync_all());
+        if let Err(e) = written {
+            registry(&PENDING).retain(|p| p != tmp.path());
+            return Err(e)
+                .with_context(|| format!("writing {} (its earlier version, if any, is untouched)", target.display()));
         }
         self.files.push((target, tmp));
         Ok(())
@@ -312,8 +330,11 @@ impl Staged {
                 self.dir.display()
             );
         }
-        COMMITTING.store(true, Ordering::SeqCst);
-        if let Ok(mut pending) = PENDING.lock() {
+        {
+            // Under PENDING's lock, so that a signal handler either swept before (and exited) or
+            // sees COMMITTING and waits for the renames.
+            let mut pending = registry(&PENDING);
+            COMMITTING.store(true, Ordering::SeqCst);
             pending.retain(|p| !self.files.iter().any(|(_, tmp)| tmp.path() == p));
         }
         let mut done: Vec<Replaced> = Vec::with_capacity(self.files.len());

@@ -9,6 +9,9 @@ use std::time::{Duration, Instant};
 mod common;
 use common::{flashlab, repo, text};
 
+#[path = "../../flashlab/tests/common/skip.rs"]
+mod skip;
+
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("flashlab-outputs-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -127,7 +130,7 @@ fn concurrent_forced_runs_never_mix_their_files() {
 #[test]
 fn a_failing_stdout_leaves_the_earlier_files() {
     let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
-        eprintln!("SKIP a_failing_stdout_leaves_the_earlier_files: no /dev/full here");
+        skip::skipped("a_failing_stdout_leaves_the_earlier_files", "no /dev/full here to fail stdout with");
         return;
     };
     let out = tmp("dev-full");

@@ -11,8 +11,12 @@
 //!   keys and types `flashlab::reference` derives from the config's JSON schema and from every
 //!   registry entry's parameter schema), values biased to edges, then `Config::from_table` and,
 //!   when valid, `sim::run` on a bounded run ([`configs`], which says what is forced and why).
+//! - `output` and `memory`: the `flashlab` command run as processes, checking a property of
+//!   what they leave ([`processes`]): concurrent writers into one output directory never mix
+//!   or strand files; a run's peak resident memory never exceeds its estimate.
 //!
-//! Fault model: a case must end in `Ok` or a `flashlab::Error`; a panic is a finding. Panics are
+//! Fault model: a case must end in `Ok` or a `flashlab::Error`; a panic, or a property a target
+//! checks that does not hold ([`Verdict::Broken`]), is a finding. Panics are
 //! caught here, per case, with `catch_unwind` (only to count them and print the reproducer: the
 //! library never catches its own panics); an abort (allocation failure, stack overflow) kills
 //! the process, so long runs execute cases in child processes (`main.rs`) that report each case
@@ -27,6 +31,7 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 pub mod configs;
+pub mod processes;
 pub mod traces;
 mod values;
 
@@ -40,18 +45,27 @@ pub enum Target {
     Trace(&'static str),
     /// Random configurations.
     Config,
+    /// Concurrent `flashlab run` writers into one output directory.
+    Output,
+    /// Random shapes run by `flashlab`: peak memory against the estimate.
+    Memory,
 }
 
 impl Target {
-    /// Every target: one per trace format, then `config`.
+    /// Every target: one per trace format, then `config`, `output` and `memory`.
     pub fn all() -> Vec<Target> {
         let mut out: Vec<Target> = flashlab::workload::trace::FORMATS.iter().map(|f| Target::Trace(f.name)).collect();
-        out.push(Target::Config);
+        out.extend([Target::Config, Target::Output, Target::Memory]);
         out
     }
 
-    /// The targets a command-line word names: `all`, `trace` (every trace format), `config`, or
-    /// one `trace-<format>`.
+    /// Whether a case runs `flashlab` processes (slow: seconds, not microseconds, per case).
+    pub fn runs_processes(&self) -> bool {
+        matches!(self, Target::Output | Target::Memory)
+    }
+
+    /// The targets a command-line word names: `all`, `trace` (every trace format), `config`,
+    /// `output`, `memory`, or one `trace-<format>`.
     pub fn parse(word: &str) -> Result<Vec<Target>, String> {
         let all = Target::all();
         let picked: Vec<Target> = match word {
@@ -71,6 +85,8 @@ impl Target {
         match self {
             Target::Trace(f) => format!("trace-{f}"),
             Target::Config => "config".into(),
+            Target::Output => "output".into(),
+            Target::Memory => "memory".into(),
         }
     }
 
@@ -80,6 +96,8 @@ impl Target {
         match self {
             Target::Trace(format) => Case::Trace(traces::generate(format, &mut rng)),
             Target::Config => Case::Config(configs::generate(&mut rng)),
+            Target::Output => Case::Output(processes::generate_output(&mut rng)),
+            Target::Memory => Case::Memory(processes::generate_memory(&mut rng)),
         }
     }
 }
@@ -95,6 +113,8 @@ fn case_rng(target: &str, seed: u64, index: u64) -> Rng {
 pub enum Case {
     Trace(traces::TraceCase),
     Config(configs::ConfigCase),
+    Output(processes::OutputCase),
+    Memory(processes::MemoryCase),
 }
 
 impl Case {
@@ -103,6 +123,8 @@ impl Case {
         match self {
             Case::Trace(c) => c.run(),
             Case::Config(c) => c.run(),
+            Case::Output(c) => c.run(),
+            Case::Memory(c) => c.run(),
         }
     }
 
@@ -112,6 +134,8 @@ impl Case {
         match self {
             Case::Trace(c) => c.reproducer(),
             Case::Config(c) => c.toml(),
+            Case::Output(c) => c.reproducer(),
+            Case::Memory(c) => c.toml.clone(),
         }
     }
 
@@ -120,6 +144,8 @@ impl Case {
         match self {
             Case::Trace(c) => c.bytes.clone(),
             Case::Config(c) => c.toml().into_bytes(),
+            Case::Output(c) => c.reproducer().into_bytes(),
+            Case::Memory(c) => c.toml.clone().into_bytes(),
         }
     }
 
@@ -142,6 +168,8 @@ pub enum Verdict {
     Refused(String),
     /// Refused with an error that does not name its place (the message).
     Unlocated(String),
+    /// A property the target checks does not hold (what was seen).
+    Broken(String),
 }
 
 /// What a case came to.
@@ -247,6 +275,7 @@ pub struct Tally {
     pub ok: u64,
     pub refused: u64,
     pub unlocated: u64,
+    pub broken: u64,
     pub panics: u64,
     pub aborts: u64,
 }
@@ -258,6 +287,7 @@ impl Tally {
             Outcome::Done(Verdict::Ok) => self.ok += 1,
             Outcome::Done(Verdict::Refused(_)) => self.refused += 1,
             Outcome::Done(Verdict::Unlocated(_)) => self.unlocated += 1,
+            Outcome::Done(Verdict::Broken(_)) => self.broken += 1,
             Outcome::Panic { .. } => self.panics += 1,
         }
     }
@@ -267,6 +297,7 @@ impl Tally {
         self.ok += o.ok;
         self.refused += o.refused;
         self.unlocated += o.unlocated;
+        self.broken += o.broken;
         self.panics += o.panics;
         self.aborts += o.aborts;
     }

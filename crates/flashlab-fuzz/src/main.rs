@@ -7,8 +7,8 @@
 //! `flashlab-fuzz --target config --case 123`: replay one case in this process.
 //!
 //! Child protocol (stdout, one line each): `s I` before case I runs (flushed), `d K` after it
-//! (K: `o` ok, `r` refused, `u` unlocated error, `p` panic), `p JSON` / `u JSON` with the
-//! details. A child that exits without `d` for its last `s` aborted on that case; the parent
+//! (K: `o` ok, `r` refused, `u` unlocated error, `b` broken property, `p` panic), `p JSON` /
+//! `u JSON` / `b JSON` with the details. A child that exits without `d` for its last `s` aborted on that case; the parent
 //! reports it and continues after it.
 
 use std::collections::BTreeMap;
@@ -24,7 +24,8 @@ use serde_json::json;
 #[derive(Parser, Debug, Clone)]
 #[command(about = "Fuzz flashlab's trace readers and configuration (never a panic or an abort)")]
 struct Args {
-    /// `all`, `trace` (every trace format), `config`, or one `trace-<format>`.
+    /// `all`, `trace` (every trace format), `config`, `output`, `memory`, or one
+    /// `trace-<format>`.
     #[arg(long, default_value = "all")]
     target: String,
     /// Cases per target.
@@ -39,7 +40,8 @@ struct Args {
     /// First case index.
     #[arg(long, default_value_t = 0)]
     start: u64,
-    /// Cases per child process (default: 20,000 for traces, 1,000 for configs).
+    /// Cases per child process (default: 20,000 for traces, 1,000 for configs, 10 for the
+    /// targets that run `flashlab` processes).
     #[arg(long)]
     chunk: Option<u64>,
     /// Replay one case in this process: print its input and what it came to.
@@ -117,6 +119,10 @@ fn child(target: &Target, seed: u64, start: u64, count: u64) -> ExitCode {
                 let detail = json!({ "index": i, "message": msg, "repro": case.reproducer() });
                 format!("u {detail}\nd u")
             }
+            Outcome::Done(Verdict::Broken(msg)) => {
+                let detail = json!({ "index": i, "message": msg, "repro": case.reproducer() });
+                format!("b {detail}\nd b")
+            }
             Outcome::Panic { location, message } => {
                 // The first panic at each place is minimised; later ones only counted.
                 let repro = if minimised.insert(location.clone()) {
@@ -150,12 +156,18 @@ struct Report {
     tally: Tally,
     panics: BTreeMap<String, Finding>,
     unlocated: Vec<(u64, String, String)>,
+    broken: Vec<(u64, String, String)>,
     aborts: Vec<(u64, String, String)>,
 }
 
 /// Run one target's cases in child processes; print its report. `false` when anything failed.
 fn parent(target: &Target, args: &Args) -> bool {
-    let chunk = args.chunk.unwrap_or(if *target == Target::Config { 1_000 } else { 20_000 }).max(1);
+    let default_chunk = match target {
+        t if t.runs_processes() => 10,
+        Target::Config => 1_000,
+        _ => 20_000,
+    };
+    let chunk = args.chunk.unwrap_or(default_chunk).max(1);
     let end = args.start + args.cases;
     let chunks: Vec<(u64, u64)> =
         (args.start..end).step_by(chunk as usize).map(|a| (a, (a + chunk).min(end))).collect();
@@ -175,7 +187,7 @@ fn parent(target: &Target, args: &Args) -> bool {
     let secs = t0.elapsed().as_secs_f64();
     let r = report.lock().map(|mut r| std::mem::take(&mut *r)).unwrap_or_default();
     print_report(target, args.seed, &r, secs);
-    r.tally.panics == 0 && r.tally.aborts == 0 && r.tally.unlocated == 0
+    r.tally.panics == 0 && r.tally.aborts == 0 && r.tally.unlocated == 0 && r.tally.broken == 0
 }
 
 /// Run cases a..b in children until all are done, restarting after each abort.
@@ -216,15 +228,21 @@ fn run_chunk(target: &Target, seed: u64, mut a: u64, b: u64, hang_secs: u64, rep
                         "o" => Outcome::Done(Verdict::Ok),
                         "r" => Outcome::Done(Verdict::Refused(String::new())),
                         "u" => Outcome::Done(Verdict::Unlocated(String::new())),
+                        "b" => Outcome::Done(Verdict::Broken(String::new())),
                         _ => Outcome::Panic { location: String::new(), message: String::new() },
                     });
                     running = None;
                 }
                 "p" => record_panic(&mut local, rest),
-                "u" => {
+                "u" | "b" => {
                     let v: serde_json::Value = serde_json::from_str(rest).unwrap_or_default();
                     let s = |k: &str| v[k].as_str().unwrap_or_default().to_string();
-                    local.unlocated.push((v["index"].as_u64().unwrap_or(0), s("message"), s("repro")));
+                    let found = (v["index"].as_u64().unwrap_or(0), s("message"), s("repro"));
+                    if tag == "u" {
+                        local.unlocated.push(found);
+                    } else {
+                        local.broken.push(found);
+                    }
                 }
                 _ => {}
             }
@@ -339,18 +357,20 @@ fn merge(into: &Mutex<Report>, from: Report) {
         }
     }
     r.unlocated.extend(from.unlocated);
+    r.broken.extend(from.broken);
     r.aborts.extend(from.aborts);
 }
 
 fn print_report(target: &Target, seed: u64, r: &Report, secs: f64) {
     let t = &r.tally;
     println!(
-        "{:<18} cases {:>9}  ok {:>9}  refused {:>9}  unlocated {:>5}  panics {:>5}  aborts {:>3}  {:>8.1} s  {:>9.0} cases/s",
+        "{:<18} cases {:>9}  ok {:>9}  refused {:>9}  unlocated {:>5}  broken {:>5}  panics {:>5}  aborts {:>3}  {:>8.1} s  {:>9.0} cases/s",
         target.name(),
         t.cases,
         t.ok,
         t.refused,
         t.unlocated,
+        t.broken,
         t.panics,
         t.aborts,
         secs,
@@ -376,6 +396,13 @@ fn print_report(target: &Target, seed: u64, r: &Report, secs: f64) {
     }
     for (i, msg, repro) in r.unlocated.iter().take(5) {
         println!("  UNLOCATED ERROR case {i}: {msg}\n{}", indent(&cut(repro)));
+    }
+    for (i, msg, repro) in r.broken.iter().take(5) {
+        println!(
+            "  BROKEN case {i} (--target {} --seed {seed} --case {i}): {msg}\n{}",
+            target.name(),
+            indent(&cut(repro))
+        );
     }
 }
 

@@ -5,12 +5,22 @@
 
 use std::process::Command;
 
+#[path = "../../flashlab/tests/common/skip.rs"]
+mod skip;
+
 /// Cases per target in the test command.
 const CASES: u64 = 20_000;
 
+/// Cases of the targets that run `flashlab` processes (about 0.1 s each).
+const PROCESS_CASES: u64 = 60;
+
 fn fuzz(target: &str) {
+    fuzz_cases(target, CASES);
+}
+
+fn fuzz_cases(target: &str, cases: u64) {
     let out = Command::new(env!("CARGO_BIN_EXE_flashlab-fuzz"))
-        .args(["--target", target, "--cases", &CASES.to_string(), "--jobs", "1"])
+        .args(["--target", target, "--cases", &cases.to_string(), "--jobs", "1"])
         .output()
         .expect("the harness binary runs");
     let report = String::from_utf8_lossy(&out.stdout);
@@ -30,6 +40,30 @@ fn every_trace_format() {
 #[test]
 fn configs() {
     fuzz("config");
+}
+
+/// Concurrent writers into one output directory (issue 44): never a mixed or stranded file.
+#[test]
+fn concurrent_output() {
+    if flashlab_fuzz::processes::flashlab_bin().is_none() {
+        skip::skipped("concurrent_output fuzz target", "no flashlab binary beside the harness: build flashlab-cli");
+        return;
+    }
+    fuzz_cases("output", PROCESS_CASES);
+}
+
+/// Random shapes over every mapping and buffer: the peak never exceeds the estimate.
+#[test]
+fn memory_bound() {
+    if flashlab_fuzz::processes::flashlab_bin().is_none() {
+        skip::skipped("memory_bound fuzz target", "no flashlab binary beside the harness: build flashlab-cli");
+        return;
+    }
+    if !std::path::Path::new("/proc/self/status").exists() {
+        skip::skipped("memory_bound fuzz target", "no /proc/self/status: peak RSS is read from Linux's VmHWM");
+        return;
+    }
+    fuzz_cases("memory", PROCESS_CASES);
 }
 
 #[test]
