@@ -215,10 +215,10 @@ pub fn try_emit(text: impl std::fmt::Display) -> std::io::Result<()> {
 pub fn emit(text: impl std::fmt::Display) {
     if let Err(e) = try_emit(text) {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
-            std::process::exit(0);
+            output::exit_now(0);
         }
         eprintln!("error: writing to stdout: {e}");
-        std::process::exit(2);
+        output::exit_now(2);
     }
 }
 

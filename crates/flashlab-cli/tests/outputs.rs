@@ -73,7 +73,7 @@ fn a_second_writer_is_refused_and_sigterm_cleans_up_like_ctrl_c() {
     wait_for(&out.join(".flashlab-lock"));
     let holder = format!("another flashlab (pid {}) is writing into {}", first.id(), out.display());
     for extra in [SMALL, &[SMALL, &["--force"]].concat()] {
-        let o = run(&out, &extra);
+        let o = run(&out, extra);
         assert_eq!(o.status.code(), Some(2), "{}", text(&o));
         assert!(text(&o).contains(&holder), "{}", text(&o));
     }

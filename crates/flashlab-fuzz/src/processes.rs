@@ -78,7 +78,7 @@ pub struct Writer {
 /// An `output` case.
 #[derive(Clone, Debug)]
 pub struct OutputCase {
-    /// Whether the directory already holds a run's results (seed [`SEEDS`]`[0]`).
+    /// Whether the directory already holds a run's results (the first of the seeds writers draw from, 11).
     pub earlier: bool,
     pub writers: Vec<Writer>,
 }
