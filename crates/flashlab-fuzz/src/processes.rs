@@ -181,14 +181,21 @@ impl OutputCase {
             // The writer may be done already: then there is nothing to stop.
             let _ = Command::new("kill").args([format!("-{sig}"), pid.to_string()]).stderr(Stdio::null()).status();
         }
+        // Seeds whose run may be in the directory: writers that succeeded, and writers stopped
+        // by a signal (one that arrives during the renames takes effect after them: the files
+        // are written, and the exit status is still 130).
         let mut succeeded = false;
+        let mut may_have_written = Vec::new();
         for (w, _, child) in started {
             let o = child.wait_with_output().map_err(|e| broken(e.to_string()))?;
             let err = String::from_utf8_lossy(&o.stderr).into_owned();
             match o.status.code() {
-                Some(0) => succeeded = true,
+                Some(0) => {
+                    succeeded = true;
+                    may_have_written.push(w.seed);
+                }
                 Some(2) if err.contains("is writing into") || err.contains("already holds results") => {}
-                Some(130) if w.signal.is_some() => {}
+                Some(130) if w.signal.is_some() => may_have_written.push(w.seed),
                 // A signal that came before the handler was installed ends it by the signal.
                 None if w.signal.is_some() => {}
                 other => return Err(broken(format!("seed {} exited {other:?}: {err}", w.seed))),
@@ -204,41 +211,50 @@ impl OutputCase {
                 Ok(())
             }
         } else {
-            self.check_dir(&bin, &dir, before, succeeded)
+            check_dir(&bin, &dir, before, succeeded, &may_have_written)
         };
         let _ = std::fs::remove_dir_all(&dir);
         outcome.map_err(broken)
     }
+}
 
-    fn check_dir(&self, bin: &Path, dir: &Path, before: Option<(u64, Vec<u8>)>, succeeded: bool) -> Result<(), String> {
-        let mut names: Vec<String> = std::fs::read_dir(dir)
-            .map_err(|e| e.to_string())?
-            .map(|e| e.map(|e| e.file_name().to_string_lossy().into_owned()).map_err(|e| e.to_string()))
-            .collect::<Result<_, _>>()?;
-        names.sort();
-        if names.is_empty() && before.is_none() && !succeeded {
-            // A fresh directory whose writers were all stopped may stay, empty, when another
-            // writer held it at that moment.
-            return Ok(());
-        }
-        if names != ["results.json", "series.csv"] {
-            return Err(format!("the directory holds {names:?}"));
-        }
-        let (seed, csv) = read_pair(dir)?;
-        if !succeeded {
-            return match before {
-                Some(b) if b == (seed, csv.clone()) => Ok(()),
-                _ => Err(format!("no writer succeeded, yet the files changed (seed {seed})")),
-            };
-        }
-        if !self.writers.iter().any(|w| w.seed == seed) && before.as_ref().is_none_or(|b| b.0 != seed) {
-            return Err(format!("results.json has seed {seed}, which no writer ran"));
-        }
-        if csv != expected(bin, seed)? {
-            return Err(format!("results.json is seed {seed}'s, series.csv is not: the two files mix runs"));
-        }
-        Ok(())
+/// The directory after every writer ended: exactly the two files, from one run that may have
+/// written them (or still the earlier ones), and nothing else.
+fn check_dir(
+    bin: &Path,
+    dir: &Path,
+    before: Option<(u64, Vec<u8>)>,
+    succeeded: bool,
+    may_have_written: &[u64],
+) -> Result<(), String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map_err(|e| e.to_string())?
+        .map(|e| e.map(|e| e.file_name().to_string_lossy().into_owned()).map_err(|e| e.to_string()))
+        .collect::<Result<_, _>>()?;
+    names.sort();
+    if names.is_empty() && before.is_none() && !succeeded {
+        // A fresh directory whose writers were all stopped may stay, empty, when another
+        // writer held it at that moment.
+        return Ok(());
     }
+    if names != ["results.json", "series.csv"] {
+        return Err(format!("the directory holds {names:?}"));
+    }
+    let (seed, csv) = read_pair(dir)?;
+    // Still the earlier files: right when nothing replaced them, or when the last writer ran
+    // the same seed (identical files).
+    if before.as_ref().is_some_and(|b| *b == (seed, csv.clone())) && (!succeeded || may_have_written.contains(&seed)) {
+        return Ok(());
+    }
+    if !may_have_written.contains(&seed) {
+        return Err(format!(
+            "results.json has seed {seed}, from no writer that succeeded or was stopped (those: {may_have_written:?})"
+        ));
+    }
+    if csv != expected(bin, seed)? {
+        return Err(format!("results.json is seed {seed}'s, series.csv is not: the two files mix runs"));
+    }
+    Ok(())
 }
 
 /// results.json's seed and series.csv's bytes.
