@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod common;
-use common::{flashlab, repo, text};
+use common::{flashlab, listing, repo, text};
 
 #[path = "../../flashlab/tests/common/skip.rs"]
 mod skip;
@@ -1429,14 +1429,6 @@ fn compare_puts_runs_side_by_side_with_ratios() {
     let o = flashlab(&["compare", fa, other.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("other.json: not a flashlab results.json"), "{}", text(&o));
-}
-
-/// The files of a directory, sorted (to see that no temporary was left behind).
-fn listing(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> =
-        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-    v.sort();
-    v
 }
 
 /// A directory holding results is refused without --force, before anything runs; with it the

@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{flashlab, repo, text};
+use common::{flashlab, listing, repo, text};
 
 #[path = "../../flashlab/tests/common/skip.rs"]
 mod skip;
@@ -53,13 +53,6 @@ fn wait_for(path: &Path) {
 fn signal(child: &std::process::Child, sig: &str) {
     let kill = Command::new("kill").args([&format!("-{sig}"), &child.id().to_string()]).status().unwrap();
     assert!(kill.success());
-}
-
-fn listing(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> =
-        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-    v.sort();
-    v
 }
 
 /// Two writers into one directory: while one runs, a second (with or without `--force`, a run

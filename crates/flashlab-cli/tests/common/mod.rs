@@ -19,3 +19,11 @@ pub fn flashlab(args: &[&str]) -> Output {
 pub fn text(o: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
 }
+
+/// The names in a directory, sorted (to see that no temporary or lock file was left behind).
+pub fn listing(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    v.sort();
+    v
+}
