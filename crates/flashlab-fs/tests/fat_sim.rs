@@ -34,6 +34,7 @@ fn volume() -> FatFs<SimDisk> {
         config: &cfg,
         verify: true,
         timing: None,
+        seed: 1,
     };
     let buf = buffer::build(&BufferConfig::default(), &buffer::BufferContext { page_size: 2048, pages_per_block: 64 })
         .unwrap();

@@ -22,6 +22,7 @@ fn buffer_hit(c: &mut Criterion) {
         config: &cfg,
         verify: false,
         timing: None,
+        seed: 1,
     };
     let ctx = BufferContext { page_size: 4096, pages_per_block: geo.pages_per_block as u64 };
     let buf = buffer::build(&BufferConfig::dram("lru", PAGES * 4096), &ctx).expect("an LRU buffer");

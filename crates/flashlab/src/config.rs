@@ -276,6 +276,7 @@ impl Config {
             config: &self.ftl,
             verify: self.sim.verify || self.sim.crash_at.is_some(),
             timing: (self.sim.mode == Mode::Timing).then_some(&self.timing),
+            seed: self.seed,
         }
     }
 

@@ -25,6 +25,7 @@ pub mod presets;
 pub mod reference;
 pub mod registry;
 pub mod results;
+pub mod seed;
 pub mod seglist;
 pub mod sim;
 pub mod stats;

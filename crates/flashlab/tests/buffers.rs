@@ -25,6 +25,7 @@ fn device(policy: &str) -> Device {
         config: &cfg,
         verify: true,
         timing: None,
+        seed: 1,
     };
     let b = buffer::build(
         &BufferConfig::dram(policy, if policy == "none" { 0 } else { 4 * 4096 }),
@@ -170,8 +171,14 @@ fn device_in_mode(
         page_size: 4096,
     };
     let cfg = FtlConfig::default();
-    let spec =
-        FtlSpec { layout: Layout::new(geo, GcUnit::Block), logical_pages: 128, config: &cfg, verify, timing: None };
+    let spec = FtlSpec {
+        layout: Layout::new(geo, GcUnit::Block),
+        logical_pages: 128,
+        config: &cfg,
+        verify,
+        timing: None,
+        seed: 1,
+    };
     let held = policy != "none";
     let mut bc = BufferConfig::dram(policy, if held { dram * 4096 } else { 0 });
     bc.nvram = ByteSize(if held { nvram * 4096 } else { 0 });

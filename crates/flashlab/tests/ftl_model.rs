@@ -155,7 +155,7 @@ fn device(c: &Combo) -> Device {
     // Dynamic striping places by plane availability, so it runs with the timing model on.
     let timing = TimingParams::default();
     let timing = (striping == Striping::Dynamic || cached).then_some(&timing);
-    let spec = FtlSpec { layout, logical_pages: logical, config: &cfg, verify: true, timing };
+    let spec = FtlSpec { layout, logical_pages: logical, config: &cfg, verify: true, timing, seed: 1 };
     let f = ftl::build(&spec).unwrap_or_else(|e| panic!("{c:?}: {e}"));
     // A 16-page buffer (+ 12 pages of NVRAM for the two-memory policies): small enough that
     // evictions, migrations and write-backs happen all the time.

@@ -36,6 +36,7 @@ fn build_on(
         config: &cfg,
         verify: true,
         timing: None,
+        seed: 1,
     };
     ftl::build(&spec)
 }
@@ -272,6 +273,7 @@ fn configuration_errors_name_their_key() {
         config: &cfg,
         verify: false,
         timing: None,
+        seed: 1,
     };
     assert!(ftl::build(&spec).err().unwrap().to_string().contains("ftl.gc_unit"));
     // Log blocks reported device-wide; RAM = block map + log page maps.

@@ -151,6 +151,7 @@ fn every_policy_accepts_its_documented_parameters_and_refuses_others() {
                 config: &cfg.ftl,
                 verify: false,
                 timing: None,
+                seed: 1,
             };
             flashlab::ftl::build(&spec)?;
             let ctx = flashlab::buffer::BufferContext {

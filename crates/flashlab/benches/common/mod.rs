@@ -35,6 +35,7 @@ pub fn preconditioned_ftl() -> Box<dyn Ftl> {
         config: &cfg,
         verify: false,
         timing: None,
+        seed: 1,
     };
     let mut f = ftl::build(&spec).expect("a valid small FTL");
     let n = logical_pages();

@@ -562,6 +562,9 @@ pub struct FtlSpec<'a> {
     pub verify: bool,
     /// The timing model in timing mode; `None` in accounting mode (the NAND keeps no timeline).
     pub timing: Option<&'a TimingParams>,
+    /// The run's seed (`seed` of the config): policies that draw random numbers derive theirs
+    /// from it ([`gc::GcContext::rng`]).
+    pub seed: u64,
 }
 
 /// A mapping scheme's constructor.

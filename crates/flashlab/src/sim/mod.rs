@@ -52,14 +52,7 @@ pub trait Progress {
 pub struct Quiet;
 impl Progress for Quiet {}
 
-/// Seed for a named component: SplitMix64 of the run seed mixed with the name.
-pub fn derive_seed(seed: u64, name: &str) -> u64 {
-    let mut x = seed ^ name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
-}
+pub use crate::seed::derive_seed;
 
 /// Build the device stack for a config.
 pub fn build_device(cfg: &Config, r: &Resolved) -> Result<Device, Error> {

@@ -5,20 +5,15 @@
 //! segments (O(segments per pool) per victim), as the published policy does; ties go to the
 //! lowest segment id so the choice is deterministic.
 
-use super::{GcPolicy, GcView, SegState};
+use super::{GcPolicy, GcView};
 use crate::error::Error;
 use crate::nand::Layout;
 
 /// The cost-benefit policy: the sealed segments of each pool, scanned for the best score.
 #[derive(Clone)]
 pub struct CostBenefit {
-    /// Sealed segments per pool, unordered; `pos` gives each one's index for O(1) removal.
-    members: Vec<Vec<u32>>,
-    pos: Vec<u32>,
-    pool_of: Vec<u32>,
+    sealed: super::Members,
 }
-
-const NIL: u32 = u32::MAX;
 
 /// No parameters; one stream.
 pub fn shape(_layout: &Layout, params: &toml::Table) -> Result<super::GcShape, Error> {
@@ -31,13 +26,9 @@ pub fn memory(layout: &Layout, _params: &toml::Table, est: &mut crate::memory::E
 }
 
 /// Build the cost-benefit policy for `layout`; it takes no parameters.
-pub fn build(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error> {
-    shape(layout, params)?;
-    Ok(Box::new(CostBenefit {
-        members: vec![Vec::new(); layout.pools as usize],
-        pos: vec![NIL; layout.segments as usize],
-        pool_of: (0..layout.segments).map(|s| layout.pool_of(s)).collect(),
-    }))
+pub fn build(ctx: &super::GcContext) -> Result<Box<dyn GcPolicy>, Error> {
+    shape(ctx.layout, ctx.params)?;
+    Ok(Box::new(CostBenefit { sealed: super::Members::new(ctx.layout) }))
 }
 
 /// Score: larger is a better victim. `u` in [0, 1).
@@ -52,7 +43,7 @@ fn score(valid: u32, pps: u32, age: u64) -> f64 {
 impl GcPolicy for CostBenefit {
     fn choose(&mut self, view: &GcView, pool: u32) -> Option<u32> {
         let pps = view.layout.pages_per_segment;
-        let list = &self.members[pool as usize];
+        let list = self.sealed.of(pool);
         let mut best: Option<(f64, u32)> = None;
         for &seg in list {
             let age = view.now.saturating_sub(view.sealed_at[seg as usize]);
@@ -69,29 +60,15 @@ impl GcPolicy for CostBenefit {
     }
 
     fn take(&mut self, _view: &GcView, seg: u32) {
-        let i = self.pos[seg as usize] as usize;
-        let list = &mut self.members[self.pool_of[seg as usize] as usize];
-        list.swap_remove(i);
-        if let Some(&moved) = list.get(i) {
-            self.pos[moved as usize] = i as u32;
-        }
-        self.pos[seg as usize] = NIL;
+        self.sealed.remove(seg);
     }
 
     fn on_seal(&mut self, _view: &GcView, seg: u32) {
-        let list = &mut self.members[self.pool_of[seg as usize] as usize];
-        self.pos[seg as usize] = list.len() as u32;
-        list.push(seg);
+        self.sealed.insert(seg);
     }
 
     fn validate(&self, view: &GcView) -> Result<(), String> {
-        for (seg, &p) in self.pos.iter().enumerate() {
-            let sealed = view.state[seg] == SegState::Sealed;
-            if sealed != (p != NIL) {
-                return Err(format!("cost-benefit: segment {seg} membership disagrees with its state"));
-            }
-        }
-        Ok(())
+        self.sealed.validate("cost-benefit", view)
     }
 }
 

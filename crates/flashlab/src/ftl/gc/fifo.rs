@@ -25,7 +25,8 @@ pub fn memory(layout: &Layout, _params: &toml::Table, est: &mut crate::memory::E
 }
 
 /// Build the FIFO policy for `layout`; it takes no parameters.
-pub fn build(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error> {
+pub fn build(ctx: &super::GcContext) -> Result<Box<dyn GcPolicy>, Error> {
+    let (layout, params) = (ctx.layout, ctx.params);
     shape(layout, params)?;
     Ok(Box::new(Fifo {
         queues: vec![VecDeque::new(); layout.pools as usize],

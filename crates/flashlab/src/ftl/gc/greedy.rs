@@ -25,9 +25,9 @@ pub struct Greedy {
 }
 
 /// Build the greedy policy for `layout`; it takes no parameters.
-pub fn build(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error> {
-    shape(layout, params)?;
-    Ok(Box::new(Greedy::new(layout)))
+pub fn build(ctx: &super::GcContext) -> Result<Box<dyn GcPolicy>, Error> {
+    shape(ctx.layout, ctx.params)?;
+    Ok(Box::new(Greedy::new(ctx.layout)))
 }
 
 /// No parameters; one stream.

@@ -8,9 +8,14 @@
 
 pub mod analytic;
 pub mod cost_benefit;
+pub mod d_choices;
 pub mod fifo;
 pub mod greedy;
+mod members;
+pub mod random;
 pub mod two_region;
+
+pub use members::Members;
 
 use crate::error::Error;
 use crate::nand::Layout;
@@ -114,8 +119,32 @@ pub fn select_victim(policy: &mut dyn GcPolicy, view: &GcView, pool: u32, min_in
     Some(seg)
 }
 
-/// A policy's constructor: the layout and its `[ftl.gc_params]` table.
-pub type GcBuildFn = fn(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error>;
+/// The random number generator a policy may draw from: xoshiro256++, seeded per policy.
+pub type PolicyRng = rand_xoshiro::Xoshiro256PlusPlus;
+
+/// What a policy is built from: the layout, its `[ftl.gc_params]` table and a seed.
+#[derive(Clone, Copy)]
+pub struct GcContext<'a> {
+    /// The device layout (segments, pools).
+    pub layout: &'a Layout,
+    /// `[ftl.gc_params]` (unknown keys are the policy's to refuse).
+    pub params: &'a toml::Table,
+    /// This policy's seed: `derive_seed(run seed, "gc:" + policy name)`, so two runs with the
+    /// same config and seed draw the same numbers, and a policy's draws do not depend on what
+    /// any other component draws.
+    pub seed: u64,
+}
+
+impl GcContext<'_> {
+    /// A generator seeded with [`GcContext::seed`]: the one source of randomness a policy may
+    /// use (no thread RNG, no clock), so a run stays a function of its config.
+    pub fn rng(&self) -> PolicyRng {
+        <PolicyRng as rand::SeedableRng>::seed_from_u64(self.seed)
+    }
+}
+
+/// A policy's constructor.
+pub type GcBuildFn = fn(ctx: &GcContext) -> Result<Box<dyn GcPolicy>, Error>;
 
 /// What the mechanism needs to know about a policy before building it, from its parameters
 /// alone (nothing allocated): its write streams and the copy flows between them. A value the
@@ -181,6 +210,8 @@ pub const GC_POLICIES: Registry<GcBuildFn, GcCaps> = Registry {
         Entry { name: "fifo", about: "oldest sealed segment first (circular log)", params: registry::no_params, caps: GcCaps { shape: fifo::shape, memory: fifo::memory }, build: fifo::build },
         Entry { name: "2r", about: "2R: FIFO scan with threshold, normal/cold regions (Kang et al., VLDB 2020)", params: schema_of::<two_region::Params>, caps: GcCaps { shape: two_region::shape_2r, memory: two_region::memory }, build: two_region::build_2r },
         Entry { name: "2r++", about: "2R++: 2R plus a second-chance 01 region (An & Lee, 2022)", params: schema_of::<two_region::Params>, caps: GcCaps { shape: two_region::shape_2rpp, memory: two_region::memory }, build: two_region::build_2rpp },
+        Entry { name: "random", about: "a sealed segment chosen uniformly at random (seeded)", params: registry::no_params, caps: GcCaps { shape: random::shape, memory: random::memory }, build: random::build },
+        Entry { name: "d-choices", about: "fewest valid pages among d sealed segments sampled at random (Van Houdt, 2013)", params: schema_of::<d_choices::Params>, caps: GcCaps { shape: d_choices::shape, memory: d_choices::memory }, build: d_choices::build },
     ],
 };
 
@@ -189,10 +220,16 @@ pub fn names() -> Vec<&'static str> {
     GC_POLICIES.names()
 }
 
-/// Build the policy `name` (`params`: its `[ftl.gc_params]` table, unknown keys are errors); an
-/// unknown name lists the valid ones.
-pub fn build(name: &str, layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error> {
-    (GC_POLICIES.find(name)?.build)(layout, params)
+/// Build the policy `name` (`params`: its `[ftl.gc_params]` table, unknown keys are errors;
+/// `run_seed`: the run's seed, from which the policy's own is derived); an unknown name lists
+/// the valid ones.
+pub fn build(name: &str, layout: &Layout, params: &toml::Table, run_seed: u64) -> Result<Box<dyn GcPolicy>, Error> {
+    (GC_POLICIES.find(name)?.build)(&GcContext { layout, params, seed: policy_seed(run_seed, name) })
+}
+
+/// The seed of policy `name` in a run seeded `run_seed`.
+pub fn policy_seed(run_seed: u64, name: &str) -> u64 {
+    crate::seed::derive_seed(run_seed, &format!("gc:{name}"))
 }
 
 /// The shape of a policy without parameters (any key in `[ftl.gc_params]` refused, naming

@@ -166,13 +166,13 @@ pub fn memory(layout: &Layout, params: &toml::Table, est: &mut crate::memory::Es
 }
 
 /// Build 2R for `layout` from its `[ftl.gc_params]`.
-pub fn build_2r(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error> {
-    Ok(Box::new(TwoRegion::new(Variant::TwoR, layout, parse(params)?)))
+pub fn build_2r(ctx: &super::GcContext) -> Result<Box<dyn GcPolicy>, Error> {
+    Ok(Box::new(TwoRegion::new(Variant::TwoR, ctx.layout, parse(ctx.params)?)))
 }
 
 /// Build 2R++ for `layout` from its `[ftl.gc_params]`.
-pub fn build_2rpp(layout: &Layout, params: &toml::Table) -> Result<Box<dyn GcPolicy>, Error> {
-    Ok(Box::new(TwoRegion::new(Variant::TwoRPlusPlus, layout, parse(params)?)))
+pub fn build_2rpp(ctx: &super::GcContext) -> Result<Box<dyn GcPolicy>, Error> {
+    Ok(Box::new(TwoRegion::new(Variant::TwoRPlusPlus, ctx.layout, parse(ctx.params)?)))
 }
 
 fn parse(params: &toml::Table) -> Result<Params, Error> {

@@ -144,7 +144,11 @@ impl<M: MapTable> PageFtl<M> {
         let (entry, shape, schedule) = policy_and_schedule(spec)?;
         let reserve = schedule.reserve();
         check_spare(spec, shape.streams.len(), reserve)?;
-        let policy = (entry.build)(&layout, &cfg.gc_params)?;
+        let policy = (entry.build)(&gc::GcContext {
+            layout: &layout,
+            params: &cfg.gc_params,
+            seed: gc::policy_seed(spec.seed, entry.name),
+        })?;
         let streams = shape.streams.len();
         let pools = layout.pools as u64;
         Ok(PageFtl {
@@ -715,8 +719,14 @@ mod tests {
             gc_unit: GcUnit::Line,
             ..FtlConfig::default()
         };
-        let spec =
-            FtlSpec { layout: Layout::new(geo, GcUnit::Line), logical_pages, config: &config, verify: false, timing };
+        let spec = FtlSpec {
+            layout: Layout::new(geo, GcUnit::Line),
+            logical_pages,
+            config: &config,
+            verify: false,
+            timing,
+            seed: 1,
+        };
         PageFtl::new(&spec).unwrap()
     }
 
