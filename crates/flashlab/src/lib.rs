@@ -35,3 +35,9 @@ pub mod workload;
 pub use config::Config;
 pub use error::{Error, Location, Result};
 pub use results::Results;
+
+/// `docs/adding-a-policy.md`'s worked example, compiled and run as a doc test so it cannot drift
+/// from the `GcPolicy` trait.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/adding-a-policy.md")]
+pub struct AddingAPolicy;
