@@ -466,8 +466,9 @@ Results = TypedDict("Results", {
     #: Flash programs / page writes that reached the FTL (the buffer's write-backs): the FTL's
     #: own amplification. Equal to `waf` without a buffer.
     "waf_ftl": Optional[float],
-    #: What the measured phase cannot say (e.g. no block erased, or too few writes to reach a
-    #: steady state); also printed under the summary.
+    #: What the measured phase cannot say (e.g. no block erased, too few writes to reach a
+    #: steady state, or an open-loop run whose device fell behind its arrivals, with the offered
+    #: and served rates); also printed under the summary.
     "warnings": List[str],
     #: Per-block erase counts at the end (whole life, preconditioning included).
     "wear": "Wear",

@@ -185,8 +185,9 @@ pub struct Results {
     pub series: Vec<SeriesPoint>,
     /// The keys of each `series` point, in order: the columns of `series.csv`.
     pub series_columns: Vec<String>,
-    /// What the measured phase cannot say (e.g. no block erased, or too few writes to reach a
-    /// steady state); also printed under the summary.
+    /// What the measured phase cannot say (e.g. no block erased, too few writes to reach a
+    /// steady state, or an open-loop run whose device fell behind its arrivals, with the offered
+    /// and served rates); also printed under the summary.
     pub warnings: Vec<String>,
     /// The resolved configuration the run used (keys in docs/config.md).
     pub config: Config,

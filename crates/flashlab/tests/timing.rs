@@ -236,3 +236,29 @@ fn interleaved_gc_runs_are_deterministic() {
     let (interleaved, whole) = (run(&[]), run(&["timing.gc_interleave=false"]));
     assert!(interleaved.0 < whole.0, "interleaved {} s, whole-victim {} s", interleaved.0, whole.0);
 }
+
+/// An open-loop run whose device falls behind its arrivals says so, with both rates and what to
+/// change; a comfortable one does not (issue 45: a 51 s mean read latency came with
+/// `warnings: []`). Closed-loop runs cannot fall behind and are never judged.
+#[test]
+fn an_open_loop_run_that_falls_behind_warns_and_a_comfortable_one_does_not() {
+    let run = |sets: &[&str]| {
+        let mut all = vec!["host.arrival=\"open\"", "workload.volume_ratio=0.05", "precondition.fill=false"];
+        all.extend_from_slice(sets);
+        let sets: Vec<String> = all.iter().map(|s| s.to_string()).collect();
+        sim::run(&Config::load_named("default", &sets).unwrap(), &mut sim::Quiet).unwrap()
+    };
+    let behind = |r: &flashlab::Results| r.warnings.iter().find(|w| w.contains("fell behind")).cloned();
+    // Every request at time 0 (iat 0), and arrivals every 2 µs, faster than the device serves.
+    for iat in ["workload.iat_ns=0", "workload.iat_ns=2000"] {
+        let r = run(&[iat]);
+        let w = behind(&r).unwrap_or_else(|| panic!("{iat}: no warning in {:?}", r.warnings));
+        assert!(w.contains("requests/s") && w.contains("workload.time_scale") && w.contains("host.arrival"), "{w}");
+    }
+    // One request every 2 ms: the device keeps up.
+    let r = run(&["workload.iat_ns=2000000"]);
+    assert_eq!(behind(&r), None, "{:?}", r.warnings);
+    // Closed loop at full speed: never judged.
+    let r = run(&["host.arrival=\"closed\"", "workload.iat_ns=0"]);
+    assert_eq!(behind(&r), None, "{:?}", r.warnings);
+}

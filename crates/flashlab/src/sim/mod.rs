@@ -473,6 +473,8 @@ struct Measure {
     read_lat: Histogram,
     write_lat: Histogram,
     first_issue: Option<u64>,
+    /// The latest issue (arrival, in an open-loop run) seen.
+    last_issue: u64,
     last_done: u64,
     capacity: u64,
     exposure: Exposure,
@@ -521,6 +523,7 @@ impl Measure {
             read_lat: Histogram::default(),
             write_lat: Histogram::default(),
             first_issue: None,
+            last_issue: 0,
             last_done: 0,
             capacity: dev.logical_pages() * dev.page_size(),
             exposure: Exposure::default(),
@@ -852,6 +855,7 @@ impl Measure {
             }
         }
         self.first_issue.get_or_insert(issue);
+        self.last_issue = self.last_issue.max(issue);
         self.last_done = self.last_done.max(done);
     }
 
@@ -871,7 +875,11 @@ impl Measure {
         let geo = r.layout.geo;
         let verified_reads = if cfg.sim.verify { self.host.read_pages } else { 0 };
         let series = self.series_points(last, dev);
-        let warnings = steady_state_warnings(cfg, r, self.host.write_pages, flash.erases);
+        let mut warnings = steady_state_warnings(cfg, r, self.host.write_pages, flash.erases);
+        if timing && open_loop(cfg) {
+            let first = self.first_issue.unwrap_or(0);
+            warnings.extend(saturation_warning(self.host.requests, first, self.last_issue, self.last_done));
+        }
         Results {
             schema_version: crate::results::SCHEMA_VERSION,
             flashlab_version: crate::VERSION.to_string(),
@@ -952,6 +960,42 @@ impl Measure {
             config: cfg.clone(),
         }
     }
+}
+
+/// Fewest requests an open-loop run needs before its rates are judged.
+const SATURATION_MIN_REQUESTS: u64 = 100;
+
+/// Served span over offered span above which an open-loop run is said to have fallen behind.
+pub const SATURATION_RATIO: f64 = 1.25;
+
+/// An open-loop run whose device fell behind its arrivals: the requests arrived over
+/// `last_issue - first` ns but were served only by `last_done`, more than
+/// [`SATURATION_RATIO`] times as long. Its latencies then measure the queue that built up, not
+/// the device (a 51 s mean read latency with no warning was how a user found out). Says the
+/// offered and served rates, the backlog left when the last request arrived, and what to change.
+fn saturation_warning(requests: u64, first: u64, last_issue: u64, last_done: u64) -> Option<String> {
+    if requests < SATURATION_MIN_REQUESTS {
+        return None;
+    }
+    let offered_ns = last_issue.saturating_sub(first);
+    let served_ns = last_done.saturating_sub(first).max(1);
+    if (served_ns as f64) <= SATURATION_RATIO * offered_ns as f64 {
+        return None;
+    }
+    let served_rate = requests as f64 / (served_ns as f64 / 1e9);
+    let backlog = (served_ns - offered_ns) as f64 / 1e9 * served_rate;
+    let offered = if offered_ns == 0 {
+        "all at once".to_string()
+    } else {
+        format!("over {:.3} s ({:.0} requests/s)", offered_ns as f64 / 1e9, requests as f64 / (offered_ns as f64 / 1e9))
+    };
+    Some(format!(
+        "the device fell behind the offered load: {requests} requests arrived {offered} but were served over {:.3} s \
+         ({served_rate:.0} requests/s), about {backlog:.0} still queued when the last one arrived; latencies measure \
+         that queue, not the device. Slow the arrivals (workload.time_scale for a trace, workload.iat_ns for a \
+         generator), use a larger or faster device, or use closed-loop arrival (host.arrival = \"closed\")",
+        served_ns as f64 / 1e9
+    ))
 }
 
 /// Warnings about what the measured phase can say: no erase at all (the WAF of a device that
