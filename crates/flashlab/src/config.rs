@@ -526,7 +526,13 @@ impl Config {
                 if (implied - op).abs() > 0.005 {
                     return Err(Error::config(
                         "device.over_provisioning",
-                        format!("{op} contradicts device.logical_capacity = {} on {physical} physical bytes (which implies {implied:.4})", c.0),
+                        format!(
+                            "{op} contradicts device.logical_capacity = {} on {physical} physical bytes (which implies \
+                             {implied:.4}); give one of the two: unset the other with `--set device.logical_capacity=` \
+                             (CLI) or `{{\"device.logical_capacity\": None}}` in Python's overrides, e.g. to sweep \
+                             over-provisioning",
+                            c.0
+                        ),
                     ));
                 }
                 c.0

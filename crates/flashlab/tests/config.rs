@@ -59,6 +59,11 @@ fn capacity_that_leaves_no_spare_blocks() {
     check_err(&["device.logical_capacity=\"100MiB\"", "device.over_provisioning=0.0"], &["logical_capacity"]);
     check_err(&["device.logical_capacity=\"50MiB\""], &["over_provisioning", "contradicts"]);
     check_err(&["device.logical_capacity=\"4097\"", "device.over_provisioning=0.1"], &["contradicts"]);
+    // How to give one of the two (an OP sweep over a preset that sets the capacity).
+    check_err(
+        &["device.logical_capacity=\"50MiB\""],
+        &["--set device.logical_capacity=", "{\"device.logical_capacity\": None}"],
+    );
 }
 
 /// The good config on a generator, validated as a run would be ([`flashlab::sim::validate`]:
