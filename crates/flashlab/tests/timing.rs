@@ -262,3 +262,42 @@ fn an_open_loop_run_that_falls_behind_warns_and_a_comfortable_one_does_not() {
     let r = run(&["host.arrival=\"closed\"", "workload.iat_ns=0"]);
     assert_eq!(behind(&r), None, "{:?}", r.warnings);
 }
+
+/// Wrapping addresses (`host.out_of_range = "wrap"`) says when distinct pages became one: the
+/// wrapped requests and the logical pages that received data from two original addresses are
+/// counted in a warning naming the policy and `compact` (issue 45: MSN-FS's 169.6 GiB wrapped
+/// silently onto 64 GiB). A trace that wraps without colliding, and one that never wraps, say
+/// nothing.
+#[test]
+fn wrapped_addresses_that_collide_are_counted_in_a_warning() {
+    let dir = std::env::temp_dir().join(format!("flashlab-wrap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |name: &str, offsets: &[u64]| {
+        let path = dir.join(name);
+        let lines: Vec<String> =
+            offsets.iter().enumerate().map(|(i, o)| format!("{i},hm,0,Write,{o},4096,0")).collect();
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let sets: Vec<String> = [
+            "workload=".to_string(),
+            "workload.kind=\"trace\"".into(),
+            "workload.format=\"msr\"".into(),
+            format!("workload.path=\"{}\"", path.display()),
+            "host.out_of_range=\"wrap\"".into(),
+            "sim.mode=\"accounting\"".into(),
+            "precondition.fill=false".into(),
+        ]
+        .to_vec();
+        let r = sim::run(&Config::load_named("default", &sets).unwrap(), &mut sim::Quiet).unwrap();
+        r.warnings.into_iter().find(|w| w.contains("wrapped"))
+    };
+    let c = 1_952_256_000u64; // the default preset's logical capacity
+                              // Page 0 from rounds 0 and 1, page 2 from rounds 1 and 0: two collided pages, three
+                              // wrapped requests (page 1 from round 2 collides with nothing).
+    let w = run("collide.csv", &[0, c, c + 8192, 8192, 2 * c + 4096]).expect("a warning");
+    assert!(w.starts_with("3 requests lay beyond the logical capacity of 1952256000 bytes"), "{w}");
+    assert!(w.contains("2 logical pages received data from more than one original address"), "{w}");
+    assert!(w.contains("host.out_of_range = \"wrap\"") && w.contains("\"compact\""), "{w}");
+    assert_eq!(run("apart.csv", &[0, c + 4096, 2 * c + 8192]), None, "wrapped, no page shared");
+    assert_eq!(run("inside.csv", &[0, 4096, 0]), None, "nothing wrapped");
+    std::fs::remove_dir_all(&dir).ok();
+}

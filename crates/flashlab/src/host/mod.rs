@@ -33,7 +33,9 @@ pub trait HostLayer: Send {
 pub enum OutOfRange {
     /// Stop with an error naming the trace line (default).
     Error,
-    /// Wrap addresses modulo the logical capacity (distinct pages of a larger trace alias).
+    /// Wrap addresses modulo the logical capacity (distinct pages of a larger trace alias; the
+    /// run counts the wrapped requests and the pages where two original addresses met, and warns
+    /// when any did, at 2 bytes of memory per logical page).
     Wrap,
     /// Remap every address flash block by flash block, in first-touch order: distinct pages stay
     /// distinct and a block's pages stay together, so a trace with a sparse address range runs

@@ -479,6 +479,54 @@ struct Measure {
     capacity: u64,
     exposure: Exposure,
     reuse: Option<crate::stats::ReuseDistance>,
+    /// With `host.out_of_range = "wrap"`: which original addresses met on each page.
+    wrap: Option<std::cell::RefCell<WrapTrack>>,
+}
+
+/// What wrapping addresses did (`host.out_of_range = "wrap"`): a tag per logical page, the
+/// wrap round (original address / capacity, plus one, saturating) of the first request that
+/// touched it, and a top bit once requests of two different rounds have — distinct pages of the
+/// workload that became one page of the device.
+struct WrapTrack {
+    page_size: u64,
+    tags: Vec<u16>,
+    wrapped_requests: u64,
+    collided_pages: u64,
+}
+
+/// The top bit of a [`WrapTrack`] tag: the page has collided.
+const COLLIDED: u16 = 0x8000;
+
+impl WrapTrack {
+    /// A request placed at `offset` (already wrapped), `len` bytes, from wrap round `round`.
+    #[inline]
+    fn note(&mut self, offset: u64, len: u64, round: u64) {
+        let tag = (round.saturating_add(1)).min(COLLIDED as u64 - 1) as u16;
+        let first = offset / self.page_size;
+        let end = offset.saturating_add(len).div_ceil(self.page_size).min(self.tags.len() as u64);
+        for t in &mut self.tags[first.min(end) as usize..end as usize] {
+            if *t == 0 {
+                *t = tag;
+            } else if *t & !COLLIDED != tag && *t & COLLIDED == 0 {
+                *t |= COLLIDED;
+                self.collided_pages += 1;
+            }
+        }
+    }
+
+    /// The warning, when distinct pages collided.
+    fn warning(&self, capacity: u64) -> Option<String> {
+        (self.collided_pages > 0).then(|| {
+            format!(
+                "{} requests lay beyond the logical capacity of {capacity} bytes and were wrapped onto it \
+                 (host.out_of_range = \"wrap\"): {} logical pages received data from more than one original address, \
+                 so distinct pages of the workload became one and their overwrites and reads are not the workload's; \
+                 host.out_of_range = \"compact\" remaps the addresses used without collisions, or use a device as \
+                 large as the workload's span",
+                self.wrapped_requests, self.collided_pages
+            )
+        })
+    }
 }
 
 /// Power-loss exposure over host requests: peak, sum (for the mean) and a coarsening trace of
@@ -528,6 +576,14 @@ impl Measure {
             capacity: dev.logical_pages() * dev.page_size(),
             exposure: Exposure::default(),
             reuse: cfg.sim.reuse_distance.then(crate::stats::ReuseDistance::new),
+            wrap: (cfg.host.out_of_range == OutOfRange::Wrap).then(|| {
+                std::cell::RefCell::new(WrapTrack {
+                    page_size: dev.page_size(),
+                    tags: vec![0; dev.logical_pages() as usize],
+                    wrapped_requests: 0,
+                    collided_pages: 0,
+                })
+            }),
         }
     }
 
@@ -787,6 +843,9 @@ impl Measure {
     #[inline]
     fn check_range(&self, req: &mut Request, policy: OutOfRange, wl: &dyn Workload) -> Result<(), Error> {
         if req.len > 0 && req.offset < self.capacity && req.len <= self.capacity - req.offset {
+            if let Some(w) = &self.wrap {
+                w.borrow_mut().note(req.offset, req.len, 0);
+            }
             return Ok(());
         }
         self.place_range(req, policy, wl)
@@ -824,7 +883,13 @@ impl Measure {
                 ),
             )),
             OutOfRange::Wrap => {
+                let round = req.offset / self.capacity;
                 req.offset %= self.capacity;
+                if let Some(w) = &self.wrap {
+                    let mut w = w.borrow_mut();
+                    w.wrapped_requests += u64::from(round > 0);
+                    w.note(req.offset, req.len, round);
+                }
                 Ok(())
             }
             // The device remaps every page (Device::compact_addresses).
@@ -876,6 +941,9 @@ impl Measure {
         let verified_reads = if cfg.sim.verify { self.host.read_pages } else { 0 };
         let series = self.series_points(last, dev);
         let mut warnings = steady_state_warnings(cfg, r, self.host.write_pages, flash.erases);
+        if let Some(w) = self.wrap.as_ref().and_then(|w| w.borrow().warning(self.capacity)) {
+            warnings.push(w);
+        }
         if timing && open_loop(cfg) {
             let first = self.first_issue.unwrap_or(0);
             warnings.extend(saturation_warning(self.host.requests, first, self.last_issue, self.last_done));

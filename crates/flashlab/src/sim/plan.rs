@@ -197,6 +197,10 @@ pub fn estimate(cfg: &Config, r: &Resolved, run: RunBound) -> Result<Estimate, E
         crate::buffer::BufferContext { page_size: r.page_size, pages_per_block: r.layout.geo.pages_per_block as u64 };
     let buffer = crate::buffer::BUFFERS.find(&cfg.buffer.policy)?;
     (buffer.caps.memory)(&cfg.buffer, &ctx, &mut est);
+    if cfg.host.out_of_range == crate::host::OutOfRange::Wrap {
+        // The measured phase's wrap tags (`WrapTrack`), one per logical page.
+        est.add("wrap tags", r.logical_pages.saturating_mul(2));
+    }
     let verify = cfg.sim.verify || cfg.sim.crash_at.is_some();
     let compact = cfg.host.out_of_range == OutOfRange::Compact;
     let frozen = cfg.sim.track_frozen.then_some(run.pages);
