@@ -332,11 +332,11 @@ HybridReport = TypedDict("HybridReport", {
 
 #: Host request latencies in µs (timing mode; null in accounting mode), from arrival to completion.
 Latencies = TypedDict("Latencies", {
-    #: Read requests: count, mean, p50, p99, max (µs).
+    #: Read requests: count, mean, p50, p90, p99, p99.9, p99.99, max (µs).
     "read": "LatencySummary",
     #: (latency µs, fraction of read requests at or below), one point per histogram bucket.
     "read_cdf": List[Tuple[float, float]],
-    #: Write requests: count, mean, p50, p99, max (µs).
+    #: Write requests: count, mean, p50, p90, p99, p99.9, p99.99, max (µs).
     "write": "LatencySummary",
     #: (latency µs, fraction of write requests at or below), one point per histogram bucket.
     "write_cdf": List[Tuple[float, float]],
@@ -352,8 +352,14 @@ LatencySummary = TypedDict("LatencySummary", {
     "mean": float,
     #: Median latency (µs; histogram bucket resolution).
     "p50": float,
+    #: 90th-percentile latency (µs; histogram bucket resolution).
+    "p90": float,
     #: 99th-percentile latency (µs; histogram bucket resolution).
     "p99": float,
+    #: 99.9th-percentile latency (µs; histogram bucket resolution).
+    "p999": float,
+    #: 99.99th-percentile latency (µs; histogram bucket resolution).
+    "p9999": float,
 })
 
 #: What a cached mapping table did.
@@ -451,7 +457,8 @@ Results = TypedDict("Results", {
     "reuse": Optional["ReuseSummary"],
     #: The layout of this file ([`SCHEMA_VERSION`]); a reader refuses another.
     "schema_version": int,
-    #: Per-interval series (also `series.csv`); intervals are equal runs of host page writes.
+    #: Per-interval series (also `series.csv`); intervals are equal runs of host page writes
+    #: (in timing mode with their latency percentiles, throughput and simulated time).
     "series": List["SeriesPoint"],
     #: The keys of each `series` point, in order: the columns of `series.csv`.
     "series_columns": List[str],
@@ -510,11 +517,32 @@ SeriesPoint = TypedDict("SeriesPoint", {
     "interval": int,
     #: Pages GC moved into a cold region within the interval (per-interval).
     "moved_into_cold": int,
+    #: Median latency of the read requests served within the interval, µs (per-interval;
+    #: timing mode, null when the interval served no read).
+    "read_p50_us": Optional[float],
+    #: 99.9th-percentile read latency within the interval, µs (per-interval; as `read_p50_us`).
+    "read_p999_us": Optional[float],
+    #: 99th-percentile read latency within the interval, µs (per-interval; as `read_p50_us`).
+    "read_p99_us": Optional[float],
     #: Of the pages in a cold region, those a host write sent back, within the interval
     #: (per-interval).
     "returned": int,
     #: Flash programs / host page writes within the interval (per-interval).
     "running_waf": float,
+    #: Host bytes read and written within the interval per simulated second of it, MiB/s
+    #: (per-interval; timing mode, else null; null for an interval of no simulated time).
+    "throughput_mib_s": Optional[float],
+    #: Simulated seconds from the first arrival to the interval's last completion (cumulative;
+    #: timing mode, else null).
+    "time_s": Optional[float],
+    #: Median latency of the write requests served within the interval, µs (per-interval;
+    #: timing mode, null when the interval served no write).
+    "write_p50_us": Optional[float],
+    #: 99.9th-percentile write latency within the interval, µs (per-interval; as
+    #: `write_p50_us`).
+    "write_p999_us": Optional[float],
+    #: 99th-percentile write latency within the interval, µs (per-interval; as `write_p50_us`).
+    "write_p99_us": Optional[float],
 })
 
 #: `[sim]`: how to simulate and what to record.

@@ -118,7 +118,8 @@ enum Cmd {
         #[arg(long, value_name = "DIR")]
         runs: Option<PathBuf>,
     },
-    /// Plot a run's results.json: running WAF, erase-count distribution, latency CDF (timing mode).
+    /// Plot a run's results.json: running WAF, erase-count distribution; in timing mode the
+    /// latency CDF, its tail (1 - F, log) and latency percentiles and throughput over time.
     Plot {
         /// A run's results.json.
         results: PathBuf,

@@ -1141,9 +1141,14 @@ fn plot_draws_a_users_run_and_rejects_other_json() {
     run_small(&out, &[]);
     let o = flashlab(&["plot", out.join("results.json").to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o));
-    for (f, needle) in
-        [("running-waf.svg", "cumulative"), ("wear.svg", "erases per block"), ("latency-cdf.svg", "write")]
-    {
+    for (f, needle) in [
+        ("running-waf.svg", "cumulative"),
+        ("wear.svg", "erases per block"),
+        ("latency-cdf.svg", "write"),
+        ("latency-tail.svg", "1 - F"),
+        ("latency-time.svg", "write p99.9"),
+        ("throughput-time.svg", "MiB/s"),
+    ] {
         let svg = std::fs::read_to_string(out.join(f)).unwrap_or_else(|_| panic!("{f} not written"));
         assert!(svg.contains(needle), "{f} lacks {needle}");
     }
@@ -1151,6 +1156,7 @@ fn plot_draws_a_users_run_and_rejects_other_json() {
     run_small(&acc, &["--set", "sim.mode=\"accounting\""]);
     let o = flashlab(&["plot", acc.join("results.json").to_str().unwrap()]);
     assert!(o.status.success() && !acc.join("latency-cdf.svg").exists(), "no latency CDF without timing");
+    assert!(!acc.join("latency-time.svg").exists() && !acc.join("latency-tail.svg").exists(), "nor latency over time");
     let bad = acc.join("bad.json");
     std::fs::write(&bad, "{\"x\": 1}").unwrap();
     let o = flashlab(&["plot", bad.to_str().unwrap()]);

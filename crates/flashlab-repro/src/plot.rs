@@ -276,8 +276,90 @@ fn draw_cdf<DB: DrawingBackend>(
     draw_legend(&legend, &entries)
 }
 
-/// The plots of one run's results: running WAF, erase-count distribution, and the latency CDF
-/// when the run was in timing mode.
+/// Positive values over many decades: y on a log scale, x on a log scale too (`log_x`) or
+/// linear. Points with a non-positive coordinate on a log axis are left out (a log axis has no
+/// place for them).
+pub fn log_chart(title: &str, x_label: &str, y_label: &str, lines: &[Line], log_x: bool) -> String {
+    let lw = legend_width(lines.iter().map(|l| l.name.as_str()));
+    let lines: Vec<Line> = lines
+        .iter()
+        .map(|l| Line {
+            name: l.name.clone(),
+            points: l.points.iter().copied().filter(|&(x, y)| y > 0.0 && (x > 0.0 || !log_x)).collect(),
+        })
+        .collect();
+    let ((x0, x1), _) = bounds(lines.iter(), None);
+    let ys = lines.iter().flat_map(|l| l.points.iter().map(|p| p.1));
+    let (y0, y1) = ys.fold((f64::MAX, f64::MIN), |(a, b), y| (a.min(y), b.max(y)));
+    let (y0, y1) = if y0 > y1 { (1.0, 10.0) } else { (y0 / 1.5, (y1 * 1.5).max(y0 * 2.0)) };
+    render((min_plot_width(title).max(640) + lw, 440), |root| {
+        root.fill(&WHITE)?;
+        let (w, _) = root.dim_in_pixel();
+        let (plot, legend) = root.split_horizontally(w - lw);
+        let mut builder = ChartBuilder::on(&plot);
+        builder.caption(title, font(TITLE_PX)).margin(12).x_label_area_size(52).y_label_area_size(86);
+        let y_fmt = |v: &f64| log_tick(*v);
+        let entries = if log_x {
+            let (x0, x1) = if x0 > 0.0 { (x0 * 0.8, (x1 * 1.25).max(x0 * 2.0)) } else { (1.0, 10.0) };
+            let mut chart = builder.build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())?;
+            chart
+                .configure_mesh()
+                .x_desc(x_label)
+                .y_desc(y_label)
+                .x_label_formatter(&|v| tick(*v, if *v >= 1.0 { 1.0 } else { *v }))
+                .y_label_formatter(&y_fmt)
+                .label_style(font(TEXT_PX))
+                .axis_desc_style(font(AXIS_PX))
+                .light_line_style(WHITE.mix(0.0))
+                .draw()?;
+            draw_log_lines(&mut chart, &lines)?
+        } else {
+            let xs = step_of(x0, x1, 10);
+            let mut chart = builder.build_cartesian_2d(x0..x1, (y0..y1).log_scale())?;
+            chart
+                .configure_mesh()
+                .x_desc(x_label)
+                .y_desc(y_label)
+                .x_labels(10)
+                .x_label_formatter(&|v| tick(*v, xs))
+                .y_label_formatter(&y_fmt)
+                .label_style(font(TEXT_PX))
+                .axis_desc_style(font(AXIS_PX))
+                .light_line_style(WHITE.mix(0.0))
+                .draw()?;
+            draw_log_lines(&mut chart, &lines)?
+        };
+        draw_legend(&legend, &entries)
+    })
+}
+
+/// A log axis's tick label: grouped digits down to 0.001, powers of ten (`1e-5`) below.
+fn log_tick(v: f64) -> String {
+    if v > 0.0 && v < 1e-3 {
+        format!("{v:.0e}")
+    } else {
+        tick(v, if v >= 1.0 { 1.0 } else { v })
+    }
+}
+
+/// Each line with markers, in the palette's order; the legend entries.
+fn draw_log_lines<DB: DrawingBackend, CT: CoordTranslate<From = (f64, f64)>>(
+    chart: &mut ChartContext<DB, CT>,
+    lines: &[Line],
+) -> Result<Vec<(String, Swatch)>, DrawingAreaErrorKind<DB::ErrorType>> {
+    let mut entries = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        chart.draw_series(LineSeries::new(line.points.iter().copied(), color.stroke_width(2)))?;
+        chart.draw_series(line.points.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
+        entries.push((line.name.clone(), Swatch::Line(color)));
+    }
+    Ok(entries)
+}
+
+/// The plots of one run's results: running WAF, erase-count distribution, and in timing mode
+/// the latency CDF, its tail (1 − F on a log axis, where p99.9 and beyond are visible),
+/// latency percentiles over simulated time and throughput over simulated time.
 pub fn results_plots(r: &flashlab::results::Results) -> Vec<(String, String)> {
     let name = r.name.clone().unwrap_or_else(|| "run".into());
     let total = r.series.last().map_or(0.0, |p| p.host_writes as f64).max(1.0);
@@ -310,10 +392,68 @@ pub fn results_plots(r: &flashlab::results::Results) -> Vec<(String, String)> {
                 "latency-cdf.svg".into(),
                 cdf_chart(&format!("Latency CDF: {name}"), "latency (µs, log scale)", &lines),
             ));
+            let tails: Vec<Line> = lines
+                .iter()
+                .map(|l| Line { name: l.name.clone(), points: l.points.iter().map(|&(x, f)| (x, 1.0 - f)).collect() })
+                .collect();
+            out.push((
+                "latency-tail.svg".into(),
+                log_chart(
+                    &format!("Latency tail: {name}"),
+                    "latency (µs, log scale)",
+                    "fraction of requests slower (1 - F, log)",
+                    &tails,
+                    true,
+                ),
+            ));
+        }
+        let over_time = |value: Column| -> Vec<(f64, f64)> {
+            r.series.iter().filter_map(|p| Some((p.time_s?, value(p)?))).collect()
+        };
+        let percentiles: [(&str, Column); 6] = [
+            ("read p50", |p| p.read_p50_us),
+            ("read p99", |p| p.read_p99_us),
+            ("read p99.9", |p| p.read_p999_us),
+            ("write p50", |p| p.write_p50_us),
+            ("write p99", |p| p.write_p99_us),
+            ("write p99.9", |p| p.write_p999_us),
+        ];
+        let lines: Vec<Line> = percentiles
+            .into_iter()
+            .map(|(n, f)| Line { name: n.into(), points: over_time(f) })
+            .filter(|l| !l.points.is_empty())
+            .collect();
+        if !lines.is_empty() {
+            out.push((
+                "latency-time.svg".into(),
+                log_chart(
+                    &format!("Latency per interval: {name}"),
+                    "simulated time (s, interval end)",
+                    "latency (µs, log scale)",
+                    &lines,
+                    false,
+                ),
+            ));
+        }
+        let tp = over_time(|p| p.throughput_mib_s);
+        if !tp.is_empty() {
+            out.push((
+                "throughput-time.svg".into(),
+                line_chart(
+                    &format!("Throughput per interval: {name}"),
+                    "simulated time (s, interval end)",
+                    "host MiB/s",
+                    &[Line { name: "read + write".into(), points: tp }],
+                    Some(0.0),
+                ),
+            ));
         }
     }
     out
 }
+
+/// A column of the series that may be absent (the timing columns).
+type Column = fn(&flashlab::stats::SeriesPoint) -> Option<f64>;
 
 /// Erase-count distribution as bars, in at most 30 equal-width bins.
 fn wear_chart(name: &str, pairs: &[(u64, u64)]) -> String {

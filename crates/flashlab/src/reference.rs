@@ -548,7 +548,11 @@ pub fn results_markdown() -> String {
          One row per interval, the same values as `results.json`'s `series` (the column names are \
          its keys). Columns marked *per-interval* count that interval only; *cumulative* ones \
          cover the measured phase from its start to the interval's end; `frozen_share` is empty \
-         unless `sim.track_frozen = true`.\n\n",
+         unless `sim.track_frozen = true`. The timing columns (`time_s` to `write_p999_us`) are \
+         empty in accounting mode: in timing mode an interval's percentiles are those of the \
+         requests served within it (read or write; empty when it served none), so tail latency \
+         can be followed over simulated time (`flashlab plot` draws it). Intervals are counted in \
+         host page writes, so a read-only stretch falls into the interval of the next write.\n\n",
     );
     out.push_str("| column | type | unit | description |\n|---|---|---|---|\n");
     for column in crate::results::series_columns() {

@@ -100,9 +100,9 @@ pub struct BufferSummary {
 /// Host request latencies in µs (timing mode; null in accounting mode), from arrival to completion.
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Latencies {
-    /// Read requests: count, mean, p50, p99, max (µs).
+    /// Read requests: count, mean, p50, p90, p99, p99.9, p99.99, max (µs).
     pub read: LatencySummary,
-    /// Write requests: count, mean, p50, p99, max (µs).
+    /// Write requests: count, mean, p50, p90, p99, p99.9, p99.99, max (µs).
     pub write: LatencySummary,
     /// (latency µs, fraction of read requests at or below), one point per histogram bucket.
     pub read_cdf: Vec<(f64, f64)>,
@@ -130,8 +130,11 @@ pub struct SimSummary {
 }
 
 /// The version of the `results.json` layout this build writes and reads: raised whenever a key
-/// is renamed, removed or changes meaning (adding a key does not).
-pub const SCHEMA_VERSION: u32 = 1;
+/// is renamed, removed or changes meaning, or `series.csv`'s columns change (a reader may take
+/// them by position); adding a key to `results.json` alone does not. 2: `series.csv` gained the
+/// timing columns (`time_s`, `throughput_mib_s`, per-interval latency percentiles) and the
+/// latency summaries p90, p99.9 and p99.99.
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Everything `results.json` holds. Written with [`Results::to_json`] and read back with
 /// [`Results::from_json`] (the same layout: `schema_version` must match).
@@ -181,7 +184,8 @@ pub struct Results {
     pub throughput_mib_s: Option<f64>,
     /// How the run went: mode, seed, wall-clock and simulated time.
     pub sim: SimSummary,
-    /// Per-interval series (also `series.csv`); intervals are equal runs of host page writes.
+    /// Per-interval series (also `series.csv`); intervals are equal runs of host page writes
+    /// (in timing mode with their latency percentiles, throughput and simulated time).
     pub series: Vec<SeriesPoint>,
     /// The keys of each `series` point, in order: the columns of `series.csv`.
     pub series_columns: Vec<String>,
@@ -371,8 +375,8 @@ impl fmt::Display for Results {
                 if s.count > 0 {
                     writeln!(
                         f,
-                        "{name:<5} lat µs mean {:.1}  p50 {:.1}  p99 {:.1}  max {:.1}",
-                        s.mean, s.p50, s.p99, s.max
+                        "{name:<5} lat µs mean {:.1}  p50 {:.1}  p90 {:.1}  p99 {:.1}  p99.9 {:.1}  p99.99 {:.1}  max {:.1}",
+                        s.mean, s.p50, s.p90, s.p99, s.p999, s.p9999, s.max
                     )?;
                 }
             }

@@ -23,8 +23,8 @@ use crate::hint::UPDATE_AHEAD;
 use crate::host::{self, Arrival, HostLayer, OutOfRange};
 use crate::nand::{NandCounters, Wear};
 use crate::results::*;
-use crate::stats::series::Sample;
-use crate::stats::{Histogram, Series};
+use crate::stats::series::{IntervalLatency, Sample};
+use crate::stats::{Histogram, IntervalHistogram, Series};
 use crate::units::{Lpn, Nanos};
 use crate::workload::{Op, Request, Workload};
 
@@ -472,6 +472,8 @@ struct Measure {
     series: Series,
     read_lat: Histogram,
     write_lat: Histogram,
+    /// Timing mode: the read and write latencies of the series interval in progress.
+    interval_lat: Option<Box<(IntervalHistogram, IntervalHistogram)>>,
     first_issue: Option<u64>,
     /// The latest issue (arrival, in an open-loop run) seen.
     last_issue: u64,
@@ -570,6 +572,7 @@ impl Measure {
             },
             read_lat: Histogram::default(),
             write_lat: Histogram::default(),
+            interval_lat: (cfg.sim.mode == Mode::Timing).then(Box::default),
             first_issue: None,
             last_issue: 0,
             last_done: 0,
@@ -598,7 +601,14 @@ impl Measure {
             gc_copies: f.gc_copies - self.base_ftl.gc_copies,
             moved_into_cold: g.moved_into_cold,
             returned: g.returned,
+            bytes: self.host.read_bytes + self.host.write_bytes,
+            clock_ns: self.last_done.saturating_sub(self.first_issue.unwrap_or(self.last_done)),
         }
+    }
+
+    /// The latencies of the interval that ends now (timing mode), starting the next.
+    fn take_interval(&mut self) -> Option<IntervalLatency> {
+        self.interval_lat.as_mut().map(|l| IntervalLatency { read: l.0.take(), write: l.1.take() })
     }
 
     /// Serve the workload: requests read in batches ([`Measure::read_batch`]); each one arrives
@@ -704,7 +714,8 @@ impl Measure {
         }
         if self.series.due(dev.ftl.host_writes() - base_writes) {
             let s = self.sample(dev);
-            self.series.record(s);
+            let latency = self.take_interval();
+            self.series.record_with(s, latency);
         }
         if self.host.requests & 0x3FFF == 0 {
             if let Some((d, _)) = wl.progress() {
@@ -907,12 +918,18 @@ impl Measure {
                 h.read_pages += pages;
                 h.read_bytes += req.len;
                 self.read_lat.record(done - issue);
+                if let Some(l) = &mut self.interval_lat {
+                    l.0.record(done - issue);
+                }
             }
             Op::Write => {
                 h.write_requests += 1;
                 h.write_pages += pages;
                 h.write_bytes += req.len;
                 self.write_lat.record(done - issue);
+                if let Some(l) = &mut self.interval_lat {
+                    l.1.record(done - issue);
+                }
             }
             Op::Trim => {
                 h.trim_requests += 1;
@@ -924,7 +941,14 @@ impl Measure {
         self.last_done = self.last_done.max(done);
     }
 
-    fn finish(self, cfg: &Config, r: &Resolved, dev: &mut Device, wall_s: f64, precondition_wall_s: f64) -> Results {
+    fn finish(
+        mut self,
+        cfg: &Config,
+        r: &Resolved,
+        dev: &mut Device,
+        wall_s: f64,
+        precondition_wall_s: f64,
+    ) -> Results {
         let last = self.sample(dev);
         let flash = ftl::nand_minus(&dev.ftl.nand().counters, &self.base_nand);
         let ftl_c = dev.ftl.counters().minus(&self.base_ftl);
@@ -939,7 +963,8 @@ impl Measure {
             if self.host.requests > 0 { self.exposure.sum as f64 / self.host.requests as f64 } else { 0.0 };
         let geo = r.layout.geo;
         let verified_reads = if cfg.sim.verify { self.host.read_pages } else { 0 };
-        let series = self.series_points(last, dev);
+        let tail = self.take_interval();
+        let series = self.series_points(last, tail, dev);
         let mut warnings = steady_state_warnings(cfg, r, self.host.write_pages, flash.erases);
         if let Some(w) = self.wrap.as_ref().and_then(|w| w.borrow().warning(self.capacity)) {
             warnings.push(w);
@@ -1099,8 +1124,13 @@ fn steady_state_warnings(cfg: &Config, r: &Resolved, host_writes: u64, erases: u
 
 impl Measure {
     /// Series points with the frozen share at each interval end, when tracked.
-    fn series_points(&self, last: Sample, dev: &Device) -> Vec<crate::stats::SeriesPoint> {
-        let mut points = self.series.points(last);
+    fn series_points(
+        &self,
+        last: Sample,
+        tail: Option<IntervalLatency>,
+        dev: &Device,
+    ) -> Vec<crate::stats::SeriesPoint> {
+        let mut points = self.series.points(last, tail);
         // The series keeps a subset of its samples (it coarsens): match points to clock values
         // by host writes, which are the same count with no write buffer between.
         let ends: Vec<u64> = points.iter().map(|p| self.base_writes + p.host_writes).collect();

@@ -120,10 +120,12 @@ fn bound_of(cfg: &Config, r: &Resolved, workload: &dyn Workload) -> RunBound {
     RunBound { requests: b.requests, pages }
 }
 
-/// Series samples and points: a 48-byte sample, its 88-byte point in the results and its
-/// pretty JSON text in results.json (about 240 bytes); measured about 180 bytes a point of
-/// peak resident memory in all (`tests/memory.rs`).
-const SERIES_POINT_BYTES: u64 = 384;
+/// Series samples and points: a 64-byte sample, its 216-byte point in the results and its
+/// pretty JSON text in results.json (the timing columns null in accounting mode, numbers in
+/// timing mode); measured about 335 and 560 bytes a point of peak resident memory, interval
+/// latencies included (`tests/memory.rs`).
+const SERIES_POINT_BYTES: u64 = 360;
+const SERIES_POINT_BYTES_TIMED: u64 = 520;
 
 /// A trace's length is not known before it is read: run-length structures of a trace run are
 /// estimated for this many times the logical capacity of page writes and requests (the series
@@ -144,7 +146,18 @@ fn memory(cfg: &Config, r: &Resolved, run: RunBound, est: &mut Estimate) {
         None => (cfg.sim.intervals as u64).saturating_mul(4).min(run.pages),
     }
     .saturating_add(2);
-    est.add("series", samples.saturating_mul(SERIES_POINT_BYTES));
+    let timed = cfg.sim.mode == Mode::Timing;
+    let point = if timed { SERIES_POINT_BYTES_TIMED } else { SERIES_POINT_BYTES };
+    est.add("series", samples.saturating_mul(point));
+    if timed {
+        // Two dense histograms for the interval in progress, and per sample a sparse one each
+        // for reads and writes: together at most one bucket per request of the interval, and
+        // at most every bucket each.
+        let buckets = crate::stats::latency::BUCKETS as u64;
+        let per_sample = (run.requests / samples.max(1)).saturating_add(1).min(2 * buckets);
+        let sparse = per_sample * std::mem::size_of::<(u16, u64)>() as u64 + 64;
+        est.add("series latencies", 2 * buckets * 10 + samples.saturating_mul(sparse));
+    }
     if cfg.sim.reuse_distance {
         let pages = match cfg.host.out_of_range {
             OutOfRange::Compact => r.layout.total_pages() as u64,

@@ -5,6 +5,6 @@ pub mod latency;
 pub mod reuse;
 pub mod series;
 
-pub use latency::{Histogram, LatencySummary};
+pub use latency::{Histogram, IntervalHistogram, LatencySummary, Sparse};
 pub use reuse::{ReuseDistance, ReuseSummary};
 pub use series::{Series, SeriesPoint};
