@@ -174,7 +174,7 @@ fn lookup<'a>(flat: &'a [(String, Value)], key: &str) -> Option<&'a Value> {
 }
 
 /// `flashlab compare`: config keys that differ, then every scalar result with ratios to the first.
-pub fn compare(files: &[PathBuf], as_json: bool) -> Result<()> {
+pub fn compare(files: &[PathBuf], as_json: bool, keys: &[String]) -> Result<()> {
     if files.len() < 2 {
         bail!("compare needs at least two results.json files");
     }
@@ -213,6 +213,19 @@ pub fn compare(files: &[PathBuf], as_json: bool) -> Result<()> {
         let ratios: Vec<Option<f64>> = values.iter().map(|v| ratio(v, &values[0])).collect();
         rows.push((key, values, ratios));
     }
+    if !keys.is_empty() {
+        let patterns: Vec<&str> = keys.iter().map(|k| k.trim()).filter(|k| !k.is_empty()).collect();
+        for p in &patterns {
+            if !rows.iter().any(|r| key_matches(p, &r.0)) {
+                let some: Vec<&str> = rows.iter().take(6).map(|r| r.0.as_str()).collect();
+                bail!(
+                    "--keys: no results key matches `{p}` (keys look like {}, …; a section such as `flash` or a pattern such as `latency_us.*.p99` matches several)",
+                    some.join(", ")
+                );
+            }
+        }
+        rows.retain(|r| patterns.iter().any(|p| key_matches(p, &r.0)));
+    }
     let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
     if as_json {
         let cfg: Vec<Value> = differing.iter().map(|(k, v)| json!({ "key": k, "values": v })).collect();
@@ -227,6 +240,27 @@ pub fn compare(files: &[PathBuf], as_json: bool) -> Result<()> {
     }
     emit(compare_table(&names, &differing, &rows));
     Ok(())
+}
+
+/// Does `--keys` pattern `p` select results key `key`: the key itself, a section of it
+/// (`flash` selects `flash.erases`), or a pattern where `*` stands for any run of characters.
+fn key_matches(p: &str, key: &str) -> bool {
+    if !p.contains('*') {
+        return key == p || key.strip_prefix(p).is_some_and(|rest| rest.starts_with('.'));
+    }
+    let parts: Vec<&str> = p.split('*').collect();
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !key.starts_with(first) || key.len() < first.len() + last.len() || !key.ends_with(last) {
+        return false;
+    }
+    let mut rest = &key[first.len()..key.len() - last.len()];
+    for middle in &parts[1..parts.len() - 1] {
+        match rest.find(middle) {
+            Some(i) => rest = &rest[i + middle.len()..],
+            None => return false,
+        }
+    }
+    true
 }
 
 /// `b / a` for two numbers, `a` nonzero.
@@ -323,7 +357,17 @@ fn label(i: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::memory_text;
+    use super::{key_matches, memory_text};
+
+    #[test]
+    fn compare_keys_match_a_key_a_section_or_a_pattern() {
+        assert!(key_matches("waf", "waf") && !key_matches("waf", "waf_ftl"));
+        assert!(key_matches("flash", "flash.erases") && !key_matches("flash", "flashy.x"));
+        assert!(key_matches("latency_us.*.p99", "latency_us.read.p99"));
+        assert!(!key_matches("latency_us.*.p99", "latency_us.read.p999"));
+        assert!(key_matches("*erases*", "flash.erases") && key_matches("*", "anything"));
+        assert!(!key_matches("a*a", "a") && key_matches("a*a", "aa"));
+    }
 
     #[test]
     fn a_peak_above_the_estimate_is_a_warning_unless_the_estimate_says_why() {

@@ -67,6 +67,10 @@ enum Cmd {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
+        /// Only these results keys, comma-separated: a key (`waf`), a section (`flash` for
+        /// every `flash.*`) or a pattern with `*` (`latency_us.*.p99`, `*erases*`).
+        #[arg(long, value_delimiter = ',')]
+        keys: Vec<String>,
     },
     /// Print the configuration and results references (docs/config.md, docs/results.md),
     /// generated from the code; `--write .` (from the repository root) regenerates the shipped files.
@@ -252,7 +256,7 @@ fn real_main() -> Result<()> {
             run(&config, &out, &sets, quiet, json, force)
         }
         Cmd::Config { cmd: ConfigCmd::Show { config, sets } } => inspect::config_show(&config, &sets),
-        Cmd::Compare { results, json } => inspect::compare(&results, json),
+        Cmd::Compare { results, json, keys } => inspect::compare(&results, json, &keys),
         Cmd::Docs { write } => inspect::docs(write.as_deref()),
         Cmd::Trace { cmd: TraceCmd::Stats { file, format, device, page_size, json } } => {
             let opts = flashlab::workload::trace::TraceOptions {

@@ -1422,6 +1422,23 @@ fn compare_puts_runs_side_by_side_with_ratios() {
     assert!((waf["ratios"][0].as_f64().unwrap() - wb / wa).abs() < 1e-12);
     let gc = j["config_differences"].as_array().unwrap().iter().find(|r| r["key"] == "config.ftl.gc");
     assert_eq!(gc.expect("ftl.gc differs")["values"], serde_json::json!(["greedy", "fifo"]));
+    // --keys keeps the rows asked for: a key, a section, a pattern; a pattern matching nothing is
+    // an error that says what keys look like.
+    let o = flashlab(&["compare", fa, fb, "--keys", "waf,flash,*.hit_ratio"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let t = String::from_utf8_lossy(&o.stdout).to_string();
+    let keys: Vec<&str> = t
+        .lines()
+        .skip_while(|l| !l.starts_with("key"))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|k| *k != "key" && *k != "#" && !k.starts_with("config."))
+        .collect();
+    assert!(keys.contains(&"waf") && keys.contains(&"flash.erases") && keys.contains(&"mapping.hit_ratio"), "{t}");
+    assert!(keys.iter().all(|k| *k == "waf" || k.starts_with("flash.") || k.ends_with(".hit_ratio")), "{keys:?}");
+    assert!(t.contains("config.ftl.gc"), "the differing config is still shown: {t}");
+    let o = flashlab(&["compare", fa, fb, "--keys", "waf,wafx"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("no results key matches `wafx`"), "{}", text(&o));
     // Errors name the file.
     let o = flashlab(&["compare", fa, "no/such/results.json"]);
     assert_eq!(o.status.code(), Some(2));
