@@ -159,10 +159,32 @@ pub fn line_chart_with(
     reference: &[Line],
     y_min: Option<f64>,
 ) -> String {
+    let same = coincident(lines);
+    let lines: Vec<Line> = lines
+        .iter()
+        .zip(&same)
+        .map(|(l, s)| Line {
+            name: s.map_or(l.name.clone(), |j| format!("{} (= {})", l.name, lines[j].name)),
+            points: l.points.clone(),
+        })
+        .collect();
     let lw = legend_width(lines.iter().chain(reference).map(|l| l.name.as_str()));
     render((min_plot_width(title).max(640) + lw, 440), |root| {
-        draw_lines(root, title, x_label, y_label, lines, reference, y_min, lw)
+        draw_lines(root, title, x_label, y_label, &lines, &same, reference, y_min, lw)
     })
+}
+
+/// For each line, the first earlier line it coincides with (the same points, to 1e-9 of the
+/// values): drawn on top of it, it would hide it, so it is drawn with hollow markers and named
+/// "B (= A)".
+fn coincident(lines: &[Line]) -> Vec<Option<usize>> {
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1e-12);
+    let same = |a: &Line, b: &Line| {
+        a.points.len() == b.points.len()
+            && !a.points.is_empty()
+            && a.points.iter().zip(&b.points).all(|(p, q)| close(p.0, q.0) && close(p.1, q.1))
+    };
+    (0..lines.len()).map(|i| (0..i).find(|&j| same(&lines[i], &lines[j]))).collect()
 }
 
 fn bounds<'a>(lines: impl Iterator<Item = &'a Line>, y_min: Option<f64>) -> ((f64, f64), (f64, f64)) {
@@ -190,6 +212,7 @@ fn draw_lines<DB: DrawingBackend>(
     x_label: &str,
     y_label: &str,
     lines: &[Line],
+    same: &[Option<usize>],
     reference: &[Line],
     y_min: Option<f64>,
     legend_w: u32,
@@ -221,7 +244,12 @@ fn draw_lines<DB: DrawingBackend>(
     for (i, line) in lines.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
         chart.draw_series(LineSeries::new(line.points.iter().copied(), color.stroke_width(2)))?;
-        chart.draw_series(line.points.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
+        if same[i].is_some() {
+            // On top of an identical line: large hollow markers keep both visible.
+            chart.draw_series(line.points.iter().map(|&p| Circle::new(p, 7, color.stroke_width(2))))?;
+        } else {
+            chart.draw_series(line.points.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
+        }
         entries.push((line.name.clone(), Swatch::Line(color)));
     }
     for (k, r) in reference.iter().enumerate() {
