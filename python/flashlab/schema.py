@@ -18,6 +18,16 @@ Arrival = Literal["auto", "open", "closed"]
 
 #: `[buffer]`: the write buffer (DRAM and/or NVRAM) above the FTL.
 BufferConfig = TypedDict("BufferConfig", {
+    #: Timing mode: background destaging starts when more than this fraction of the memory
+    #: that writes to flash (the one memory; NVRAM for `cbm` and `dwb`) holds dirty pages, and
+    #: writes pages down on idle flash until `destage_low` is reached: LRU and CLOCK clean the
+    #: dirty pages they would evict next (they stay cached), the other policies evict their
+    #: victims early (default 0.5; 1.0 turns destaging off). Not in accounting mode, which has
+    #: no idle time.
+    "destage_high": Optional[float],
+    #: Timing mode: the dirty fraction background destaging stops at (default 0.25; at most
+    #: `destage_high`).
+    "destage_low": Optional[float],
     #: DRAM capacity (volatile).
     "dram": int,
     #: NVRAM capacity (survives power loss). `cbm` and `dwb` use both memories; the other
@@ -33,6 +43,9 @@ BufferConfig = TypedDict("BufferConfig", {
 #: A buffer's page counts: hits and accesses by reads and by writes, and the pages written down
 #: to the FTL, split by cause.
 BufferCounters = TypedDict("BufferCounters", {
+    #: Of `flushed_pages`, pages written down by background destaging (timing mode) rather
+    #: than to make room for a request.
+    "destaged_pages": int,
     #: Of `flushed_pages`, pages written by flush commands (the end of the run).
     "flush_command_pages": int,
     #: Pages written down to the FTL (evictions, merges, padding and flushes).
@@ -611,6 +624,10 @@ TimingParams = TypedDict("TimingParams", {
     #: Channel bus bandwidth (MB/s, 10^6 bytes per second): 1 to 1,000,000 (real NAND buses
     #: run at 10 to 3,600 MB/s). In timing mode one page's transfer must take at most 1 s.
     "bus_mb_s": float,
+    #: Write-buffer DRAM bandwidth (MB/s): a buffer hit, or a write the buffer accepts, takes
+    #: one page's time at this rate (default 3,200: MQSim's data cache DRAM, 800 MT/s with
+    #: 4-byte bursts, 1.3 µs a 4 KiB page). 1 to 1,000,000.
+    "dram_mb_s": float,
     #: A host read suspends the GC erase in progress on its array, as `program_suspend` does,
     #: after 700 µs (MQSim's default `Suspend_Erase_Time`). Needs `gc_interleave`.
     "erase_suspend": bool,
@@ -622,6 +639,9 @@ TimingParams = TypedDict("TimingParams", {
     #: its moves and erase on the arrays when it runs, ahead of every later host operation
     #: (a plane is blocked for the whole victim: flashlab before issue 22).
     "gc_interleave": bool,
+    #: Write-buffer NVRAM bandwidth (MB/s), as `dram_mb_s` (default 3,200: battery- or
+    #: capacitor-backed DRAM, the NVRAM SSDs ship; set lower for PCM or MRAM).
+    "nvram_mb_s": float,
     #: Planes of a die operate in parallel (true) or share the die's array (false).
     "plane_parallel": bool,
     #: A host read suspends the GC program (or copy-back) in progress on its array: the read

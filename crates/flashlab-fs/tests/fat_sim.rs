@@ -36,8 +36,11 @@ fn volume() -> FatFs<SimDisk> {
         timing: None,
         seed: 1,
     };
-    let buf = buffer::build(&BufferConfig::default(), &buffer::BufferContext { page_size: 2048, pages_per_block: 64 })
-        .unwrap();
+    let buf = buffer::build(
+        &BufferConfig::default(),
+        &buffer::BufferContext { page_size: 2048, pages_per_block: 64, timing: None },
+    )
+    .unwrap();
     let dev = Device::new(buf, ftl::build(&spec).unwrap(), 2048, true, true);
     let opts = FormatOptions {
         fat_type: FatType::Fat16,

@@ -24,7 +24,7 @@ fn buffer_hit(c: &mut Criterion) {
         timing: None,
         seed: 1,
     };
-    let ctx = BufferContext { page_size: 4096, pages_per_block: geo.pages_per_block as u64 };
+    let ctx = BufferContext { page_size: 4096, pages_per_block: geo.pages_per_block as u64, timing: None };
     let buf = buffer::build(&BufferConfig::dram("lru", PAGES * 4096), &ctx).expect("an LRU buffer");
     let mut dev = Device::new(buf, ftl::build(&spec).expect("a small FTL"), 4096, false, false);
     for lpn in 0..PAGES {

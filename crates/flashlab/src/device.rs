@@ -406,6 +406,14 @@ impl Device {
         Ok(())
     }
 
+    /// A host request arrives at `t` (timing mode): the buffer first destages in the background
+    /// what it may while the flash is idle before `t` ([`WriteBuffer::destage`]).
+    pub fn before_request(&mut self, t: Nanos) -> Result<(), Error> {
+        self.buffer.destage(t, self.ftl.as_mut())?;
+        self.after_op("background destage", 0);
+        Ok(())
+    }
+
     /// Write every dirty buffered page down (a flush command) issued at `t`; returns completion.
     pub fn flush(&mut self, t: Nanos) -> Result<Nanos, Error> {
         let done = self.buffer.flush(t, self.ftl.as_mut())?;

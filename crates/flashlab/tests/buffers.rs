@@ -29,7 +29,7 @@ fn device(policy: &str) -> Device {
     };
     let b = buffer::build(
         &BufferConfig::dram(policy, if policy == "none" { 0 } else { 4 * 4096 }),
-        &buffer::BufferContext { page_size: 4096, pages_per_block: 8 },
+        &buffer::BufferContext { page_size: 4096, pages_per_block: 8, timing: None },
     )
     .unwrap();
     Device::new(b, ftl::build(&spec).unwrap(), 4096, true, true)
@@ -105,11 +105,13 @@ fn lru_thrashes_on_a_loop_one_page_too_large() {
 
 #[test]
 fn buffers_need_a_dram_size() {
-    let err =
-        buffer::build(&BufferConfig::dram("lru", 0), &buffer::BufferContext { page_size: 4096, pages_per_block: 8 })
-            .err()
-            .unwrap()
-            .to_string();
+    let err = buffer::build(
+        &BufferConfig::dram("lru", 0),
+        &buffer::BufferContext { page_size: 4096, pages_per_block: 8, timing: None },
+    )
+    .err()
+    .unwrap()
+    .to_string();
     assert!(err.contains("buffer.dram"), "{err}");
 }
 
@@ -183,7 +185,8 @@ fn device_in_mode(
     let mut bc = BufferConfig::dram(policy, if held { dram * 4096 } else { 0 });
     bc.nvram = ByteSize(if held { nvram * 4096 } else { 0 });
     tweak(&mut bc);
-    let b = buffer::build(&bc, &buffer::BufferContext { page_size: 4096, pages_per_block: ppb as u64 }).unwrap();
+    let b = buffer::build(&bc, &buffer::BufferContext { page_size: 4096, pages_per_block: ppb as u64, timing: None })
+        .unwrap();
     Device::new(b, ftl::build(&spec).unwrap(), 4096, verify, true)
 }
 
@@ -429,7 +432,7 @@ fn crash_loses_exactly_the_dram_only_dirty_pages() {
 /// are not whole pages.
 #[test]
 fn buffer_options_apply_only_where_they_mean_something() {
-    let ctx = buffer::BufferContext { page_size: 4096, pages_per_block: 8 };
+    let ctx = buffer::BufferContext { page_size: 4096, pages_per_block: 8, timing: None };
     let err = |bc: BufferConfig| buffer::build(&bc, &ctx).err().expect("an error").to_string();
     assert!(err(BufferConfig::dram("none", 4096)).contains("buffer.dram"));
     assert!(err(BufferConfig::dram("lru", 4096).param("padding", false)).contains("buffer.params.padding"));

@@ -163,7 +163,8 @@ fn device(c: &Combo) -> Device {
     if buf == "cbm" || buf == "dwb" {
         bc.nvram = flashlab::units::ByteSize(12 * 4096);
     }
-    let b = buffer::build(&bc, &buffer::BufferContext { page_size: 4096, pages_per_block: 8 }).expect("buffer");
+    let b = buffer::build(&bc, &buffer::BufferContext { page_size: 4096, pages_per_block: 8, timing: None })
+        .expect("buffer");
     Device::new(b, f, 4096, true, true)
 }
 

@@ -157,6 +157,7 @@ fn every_policy_accepts_its_documented_parameters_and_refuses_others() {
             let ctx = flashlab::buffer::BufferContext {
                 page_size: r.page_size,
                 pages_per_block: r.layout.geo.pages_per_block as u64,
+                timing: None,
             };
             flashlab::buffer::build(&cfg.buffer, &ctx).map(|_| ())
         };

@@ -2,7 +2,7 @@
 //! evict, the hand sweeps the slots in order, clearing set bits, and takes the first page whose
 //! bit is clear (written down if dirty). Read misses insert clean pages.
 
-use super::pages::{Buffered, Entry, EvictPolicy, PageStore};
+use super::pages::{Buffered, Entry, EvictPolicy, PageStore, DESTAGE_WINDOW};
 use super::{BufferConfig, BufferContext, WriteBuffer};
 use crate::error::Error;
 
@@ -51,5 +51,21 @@ impl EvictPolicy for Clock {
     }
     fn victims(&mut self, _pages: &PageStore) -> Vec<u32> {
         vec![sweep(&mut self.referenced, &mut self.hand)]
+    }
+    /// The dirty pages the hand reaches next with a clear bit: the next sweep's victims, in
+    /// order (a page whose bit is set gets a second chance first).
+    fn dirty_ahead(&self, pages: &PageStore, n: usize) -> Option<Vec<u32>> {
+        let cap = self.referenced.len();
+        let mut out = Vec::with_capacity(n);
+        for k in 0..cap.min(DESTAGE_WINDOW) {
+            let s = ((self.hand as usize + k) % cap) as u32;
+            if out.len() == n {
+                break;
+            }
+            if pages.is_held(s) && pages.dirty[s as usize] && !self.referenced[s as usize] {
+                out.push(s);
+            }
+        }
+        Some(out)
     }
 }

@@ -5,7 +5,7 @@
 //! (dirty ones always, which then stay cached clean; clean ones too under CBM's rule). A page is
 //! in at most one memory. DRAM is volatile: its dirty pages are what a power failure loses.
 
-use super::pages::{Entry, EvictPolicy, FlushLog, PageStore};
+use super::pages::{destage_slot, destaged_until, Entry, EvictPolicy, FlushLog, PageStore};
 use super::{BufferCounters as Counters, CrashImage, WriteBuffer};
 use crate::error::Error;
 use crate::fastmap::{self, FastMap};
@@ -117,11 +117,16 @@ impl<D: EvictPolicy, N: EvictPolicy> Dual<D, N> {
         Ok(done)
     }
 
-    /// Free NVRAM: its victim block goes down with the same-block DRAM pages, in page order.
+    /// Free NVRAM when it is full ([`Dual::evict_nvram`]).
     fn make_room_nvram(&mut self, t: Nanos, ftl: &mut dyn Ftl) -> Result<Nanos, Error> {
         if !self.nvram.is_full() {
             return Ok(t);
         }
+        self.evict_nvram(t, ftl)
+    }
+
+    /// NVRAM's victim block goes down with the same-block DRAM pages, in page order.
+    fn evict_nvram(&mut self, t: Nanos, ftl: &mut dyn Ftl) -> Result<Nanos, Error> {
         let victims = self.n.victims(&self.nvram);
         assert!(!victims.is_empty(), "a full NVRAM's policy named no victim");
         let block = self.nvram.lpn[victims[0] as usize] / self.ppb;
@@ -178,15 +183,16 @@ impl<D: EvictPolicy, N: EvictPolicy> WriteBuffer for Dual<D, N> {
             self.d.on_hit(s, lpn, false);
             return Ok(self.dram.outcome(s, t));
         }
+        // (A read miss below does not wait for the write-back that makes room for its copy.)
         if let Some(s) = self.nvram.slot(lpn) {
             self.counters.read_hits += 1;
             self.n.on_hit(s, lpn, false);
             return Ok(self.nvram.outcome(s, t));
         }
         let r = ftl.read(Lpn(lpn), t)?;
-        let freed = self.make_room_dram(t, ftl)?;
+        self.make_room_dram(t, ftl)?;
         self.insert_dram(lpn, r.tag, Entry::Read);
-        Ok(ReadOutcome { done: r.done.max(freed), tag: r.tag })
+        Ok(r)
     }
 
     fn write(&mut self, Lpn(lpn): Lpn, tag: u32, t: Nanos, ftl: &mut dyn Ftl) -> Result<Nanos, Error> {
@@ -195,7 +201,7 @@ impl<D: EvictPolicy, N: EvictPolicy> WriteBuffer for Dual<D, N> {
             self.counters.write_hits += 1;
             self.nvram.overwrite(s, tag);
             self.n.on_hit(s, lpn, true);
-            return Ok(t);
+            return Ok(self.nvram.after_access(t));
         }
         let in_dram = self.dram.slot(lpn);
         if in_dram.is_some() {
@@ -205,12 +211,12 @@ impl<D: EvictPolicy, N: EvictPolicy> WriteBuffer for Dual<D, N> {
             (Some(s), false) => {
                 self.dram.overwrite(s, tag);
                 self.d.on_hit(s, lpn, true);
-                Ok(t)
+                Ok(self.dram.after_access(t))
             }
             (None, false) => {
                 let freed = self.make_room_dram(t, ftl)?;
                 self.insert_dram(lpn, Some(tag), Entry::Write);
-                Ok(freed)
+                Ok(self.dram.after_access(freed))
             }
             (held, true) => {
                 if let Some(s) = held {
@@ -218,9 +224,24 @@ impl<D: EvictPolicy, N: EvictPolicy> WriteBuffer for Dual<D, N> {
                 }
                 let freed = self.make_room_nvram(t, ftl)?;
                 self.insert_nvram(lpn, tag, Entry::Write);
-                Ok(freed)
+                Ok(self.nvram.after_access(freed))
             }
         }
+    }
+
+    fn destage(&mut self, until: Nanos, ftl: &mut dyn Ftl) -> Result<(), Error> {
+        let written = |b: &Self| b.dram.written + b.nvram.written + b.counters.merged_clean_pages;
+        let before = written(self);
+        while let Some((at, lanes)) = destage_slot(&mut self.nvram, until, ftl) {
+            // NVRAM victim blocks, about `lanes` pages at once.
+            let start = written(self);
+            while written(self) - start < lanes && !self.nvram.is_empty() && self.nvram.destage_due() {
+                self.evict_nvram(at, ftl)?;
+            }
+        }
+        self.counters.destaged_pages += written(self) - before;
+        destaged_until(&mut self.nvram, until);
+        Ok(())
     }
 
     fn trim(&mut self, Lpn(lpn): Lpn, t: Nanos, ftl: &mut dyn Ftl) -> Result<Nanos, Error> {

@@ -1,7 +1,7 @@
 //! LRU write buffer: page granular, write-back; reads and writes both cached (read misses
 //! insert clean pages); the least recently used page is evicted, written down if dirty.
 
-use super::pages::{Buffered, Entry, EvictPolicy, PageStore};
+use super::pages::{Buffered, Entry, EvictPolicy, PageStore, DESTAGE_WINDOW};
 use super::{BufferConfig, BufferContext, WriteBuffer};
 use crate::error::Error;
 use crate::seglist::{SegLists, NIL};
@@ -47,6 +47,20 @@ impl EvictPolicy for Lru {
         let head = self.order.head(0);
         debug_assert_ne!(head, NIL, "full buffer with an empty LRU list");
         vec![head]
+    }
+    fn dirty_ahead(&self, pages: &PageStore, n: usize) -> Option<Vec<u32>> {
+        let mut out = Vec::with_capacity(n);
+        let mut s = self.order.head(0);
+        for _ in 0..DESTAGE_WINDOW {
+            if s == NIL || out.len() == n {
+                break;
+            }
+            if pages.dirty[s as usize] {
+                out.push(s);
+            }
+            s = self.order.next(s);
+        }
+        Some(out)
     }
     fn validate(&self, pages: &PageStore) -> Result<(), String> {
         let (mut s, mut n) = (self.order.head(0), 0);

@@ -68,6 +68,13 @@ pub trait WriteBuffer: Send {
     fn validate(&self) -> Result<(), String> {
         Ok(())
     }
+    /// Timing mode, before a host request issued at `until` is served: write dirty pages down
+    /// in the background while the flash is idle (above the high watermark, down to the low
+    /// one), starting none at or after `until`, so the request never waits behind a destage
+    /// that had not started. Default: nothing (buffers that hold no pages).
+    fn destage(&mut self, _until: Nanos, _ftl: &mut dyn Ftl) -> Result<(), Error> {
+        Ok(())
+    }
     /// Every operation goes straight to the FTL, unchanged, and nothing is held (no buffer):
     /// the device may then hand host writes to [`crate::ftl::FtlFastPath::write_untimed`] past this layer.
     fn passes_through(&self) -> bool {
@@ -105,6 +112,9 @@ pub struct BufferCounters {
     pub padded_pages: u64,
     /// Dirty pages moved from DRAM to NVRAM (DWB).
     pub migrated_pages: u64,
+    /// Of `flushed_pages`, pages written down by background destaging (timing mode) rather
+    /// than to make room for a request.
+    pub destaged_pages: u64,
     /// Dirty DRAM pages written down with an NVRAM victim of their block (DWB), left clean.
     pub merged_dirty_pages: u64,
     /// Clean DRAM pages written down with an NVRAM victim of their block (CBM).
@@ -125,6 +135,18 @@ pub struct BufferConfig {
     /// policies keep one: give `dram` or `nvram`.
     #[serde(default)]
     pub nvram: ByteSize,
+    /// Timing mode: background destaging starts when more than this fraction of the memory
+    /// that writes to flash (the one memory; NVRAM for `cbm` and `dwb`) holds dirty pages, and
+    /// writes pages down on idle flash until `destage_low` is reached: LRU and CLOCK clean the
+    /// dirty pages they would evict next (they stay cached), the other policies evict their
+    /// victims early (default 0.5; 1.0 turns destaging off). Not in accounting mode, which has
+    /// no idle time.
+    #[serde(default)]
+    pub destage_high: Option<f64>,
+    /// Timing mode: the dirty fraction background destaging stops at (default 0.25; at most
+    /// `destage_high`).
+    #[serde(default)]
+    pub destage_low: Option<f64>,
     /// Parameters of the buffer policy (see "Parameter tables"): `bplru` `padding`, `cbm`
     /// `block_threshold`, `fab` `read_cache` and `write_clean`; the other policies take none.
     #[serde(default)]
@@ -167,8 +189,47 @@ impl BufferConfig {
         Ok(pages as u32)
     }
 
+    /// The destage watermarks (high, low) as fractions, defaults filled in: `None` outside
+    /// timing mode, without a buffer, or with destaging turned off (`destage_high = 1`).
+    pub fn watermarks(&self, ctx: &BufferContext) -> Option<(f64, f64)> {
+        let high = self.destage_high.unwrap_or(DESTAGE_HIGH);
+        let low = self.destage_low.unwrap_or(DESTAGE_LOW.min(high));
+        (ctx.timing.is_some() && self.policy != "none" && high < 1.0).then_some((high, low))
+    }
+
     /// Checks every policy shares: sizes in whole pages, options only where they apply.
     fn validate(&self, ctx: &BufferContext) -> Result<(), Error> {
+        for (key, v) in [("buffer.destage_high", self.destage_high), ("buffer.destage_low", self.destage_low)] {
+            let Some(v) = v else { continue };
+            if !(v.is_finite() && (0.0..=1.0).contains(&v)) {
+                return Err(Error::config(key, format!("{} is not a fraction from 0 to 1", crate::units::number(v))));
+            }
+            if ctx.timing.is_none() {
+                return Err(Error::config(
+                    key,
+                    "background destaging happens on idle flash, in timing mode (sim.mode = \"timing\"); \
+                     accounting mode has no idle time: remove the key",
+                ));
+            }
+            if self.policy == "none" {
+                return Err(Error::config(key, "policy `none` holds no pages to destage: remove the key"));
+            }
+        }
+        if let (Some(high), Some(low)) = (self.destage_high, self.destage_low) {
+            if low > high {
+                return Err(Error::config(
+                    "buffer.destage_low",
+                    format!("{low} is above buffer.destage_high ({high}): destaging stops below where it starts"),
+                ));
+            }
+        } else if let (None, Some(low)) = (self.destage_high, self.destage_low) {
+            if low > DESTAGE_HIGH {
+                return Err(Error::config(
+                    "buffer.destage_low",
+                    format!("{low} is above buffer.destage_high's default ({DESTAGE_HIGH}): set destage_high too"),
+                ));
+            }
+        }
         for (key, size) in [("buffer.dram", self.dram.0), ("buffer.nvram", self.nvram.0)] {
             if self.policy == "none" && size > 0 {
                 return Err(Error::config(
@@ -196,8 +257,10 @@ impl BufferConfig {
                     self.policy
                 ),
             )),
-            (d, 0) => Ok(PageStore::new(self.pages("buffer.dram", d, ctx.page_size)?)),
-            (0, n) => Ok(PageStore::new(self.pages("buffer.nvram", n, ctx.page_size)?).non_volatile()),
+            (d, 0) => Ok(self.timed(PageStore::new(self.pages("buffer.dram", d, ctx.page_size)?), ctx, true)),
+            (0, n) => {
+                Ok(self.timed(PageStore::new(self.pages("buffer.nvram", n, ctx.page_size)?).non_volatile(), ctx, true))
+            }
             _ => Err(Error::config(
                 "buffer.nvram",
                 format!(
@@ -212,7 +275,16 @@ impl BufferConfig {
     pub fn dual_stores(&self, ctx: &BufferContext) -> Result<(PageStore, PageStore), Error> {
         let dram = self.pages("buffer.dram", self.dram.0, ctx.page_size)?;
         let nvram = self.pages("buffer.nvram", self.nvram.0, ctx.page_size)?;
-        Ok((PageStore::new(dram), PageStore::new(nvram).non_volatile()))
+        Ok((self.timed(PageStore::new(dram), ctx, false), self.timed(PageStore::new(nvram).non_volatile(), ctx, true)))
+    }
+
+    /// A store with its access time and, when it is the memory that writes to flash
+    /// (`writes_flash`), its destage watermarks (timing mode).
+    fn timed(&self, store: PageStore, ctx: &BufferContext, writes_flash: bool) -> PageStore {
+        let Some(t) = ctx.timing else { return store };
+        let access = if store.volatile { t.dram_ns } else { t.nvram_ns };
+        let marks = self.watermarks(ctx).filter(|_| writes_flash);
+        store.timed(access, marks)
     }
 }
 
@@ -222,9 +294,21 @@ fn d_policy() -> String {
 
 impl Default for BufferConfig {
     fn default() -> Self {
-        BufferConfig { policy: d_policy(), dram: ByteSize(0), nvram: ByteSize(0), params: toml::Table::new() }
+        BufferConfig {
+            policy: d_policy(),
+            dram: ByteSize(0),
+            nvram: ByteSize(0),
+            destage_high: None,
+            destage_low: None,
+            params: toml::Table::new(),
+        }
     }
 }
+
+/// Default `buffer.destage_high`.
+pub const DESTAGE_HIGH: f64 = 0.5;
+/// Default `buffer.destage_low`.
+pub const DESTAGE_LOW: f64 = 0.25;
 
 /// What a buffer needs to know about the device.
 #[derive(Clone, Copy, Debug)]
@@ -233,6 +317,18 @@ pub struct BufferContext {
     pub page_size: u64,
     /// Pages per flash block: block-level policies group pages by `lpn / pages_per_block`.
     pub pages_per_block: u64,
+    /// Timing mode: the memories' page access times (`None` in accounting mode, where time
+    /// does not pass).
+    pub timing: Option<BufferTiming>,
+}
+
+/// The write buffer's memories in timing mode.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BufferTiming {
+    /// One page in or out of DRAM, ns.
+    pub dram_ns: u64,
+    /// One page in or out of NVRAM, ns.
+    pub nvram_ns: u64,
 }
 
 /// A policy's constructor: the `[buffer]` section (its `params` table parsed by the policy) and

@@ -45,6 +45,13 @@ pub trait EvictPolicy: Send {
     fn on_cleaned(&mut self, _slot: u32) {}
     /// The store is full: the slots to evict now (at least one), in write-back order.
     fn victims(&mut self, pages: &PageStore) -> Vec<u32>;
+    /// Background destaging (timing mode): up to `n` dirty slots among the next
+    /// [`DESTAGE_WINDOW`] the policy would evict, soonest first, without changing anything;
+    /// they are written down and stay cached, clean. `None` (the default): the policy cannot
+    /// say, and destaging evicts its victims early instead.
+    fn dirty_ahead(&self, _pages: &PageStore, _n: usize) -> Option<Vec<u32>> {
+        None
+    }
     /// Cross-check the policy's structures against the slots (check mode).
     fn validate(&self, _pages: &PageStore) -> Result<(), String> {
         Ok(())
@@ -130,6 +137,12 @@ impl<P: EvictPolicy> Buffered<P> {
         if !self.pages.is_full() {
             return Ok(t);
         }
+        self.evict(t, ftl)
+    }
+
+    /// Write the policy's victims down (and pad their block) at `t`: an eviction. Returns when
+    /// the writes complete.
+    fn evict(&mut self, t: Nanos, ftl: &mut dyn Ftl) -> Result<Nanos, Error> {
         let victims = self.policy.victims(&self.pages);
         assert!(!victims.is_empty(), "a full buffer's policy named no victim");
         let before = self.pages.written;
@@ -183,9 +196,11 @@ impl<P: EvictPolicy> WriteBuffer for Buffered<P> {
         if !self.caches_reads {
             return Ok(r);
         }
-        let freed = self.make_room(t, ftl)?;
+        // The page goes to the host as it comes from flash; a write-back that makes room for
+        // its copy runs on, without holding the read up.
+        self.make_room(t, ftl)?;
         self.insert(lpn, r.tag, Entry::Read);
-        Ok(ReadOutcome { done: r.done.max(freed), tag: r.tag })
+        Ok(r)
     }
 
     fn write(&mut self, Lpn(lpn): Lpn, tag: u32, t: Nanos, ftl: &mut dyn Ftl) -> Result<Nanos, Error> {
@@ -194,11 +209,43 @@ impl<P: EvictPolicy> WriteBuffer for Buffered<P> {
             self.counters.write_hits += 1;
             self.pages.overwrite(s, tag);
             self.policy.on_hit(s, lpn, true);
-            return Ok(t);
+            return Ok(self.pages.after_access(t));
         }
         let freed = self.make_room(t, ftl)?;
         self.insert(lpn, Some(tag), Entry::Write);
-        Ok(freed)
+        Ok(self.pages.after_access(freed))
+    }
+
+    fn destage(&mut self, until: Nanos, ftl: &mut dyn Ftl) -> Result<(), Error> {
+        let before = self.pages.written + self.counters.padded_pages + self.counters.merged_clean_pages;
+        while let Some((at, lanes)) = destage_slot(&mut self.pages, until, ftl) {
+            if let Some(dirty) = self.policy.dirty_ahead(&self.pages, lanes as usize) {
+                // Cleaned in place: the pages stay cached.
+                if dirty.is_empty() {
+                    // The next victims are all clean: nothing a write would wait for until
+                    // more pages have come in (looked at again after an eighth of the window).
+                    let inserts = self.pages.inserts;
+                    let d = self.pages.destage.as_mut().expect("destaging");
+                    d.active = false;
+                    d.quiet_until = inserts + (DESTAGE_WINDOW / 8) as u64;
+                    break;
+                }
+                for s in dirty {
+                    debug_assert!(self.pages.dirty[s as usize], "dirty_ahead named a clean slot");
+                    self.pages.clean(s, at, ftl)?;
+                    self.policy.on_cleaned(s);
+                }
+                continue;
+            }
+            let start = self.pages.written;
+            while self.pages.written - start < lanes && !self.pages.is_empty() && self.pages.destage_due() {
+                self.evict(at, ftl)?;
+            }
+        }
+        let after = self.pages.written + self.counters.padded_pages + self.counters.merged_clean_pages;
+        self.counters.destaged_pages += after - before;
+        destaged_until(&mut self.pages, until);
+        Ok(())
     }
 
     fn trim(&mut self, Lpn(lpn): Lpn, t: Nanos, ftl: &mut dyn Ftl) -> Result<Nanos, Error> {
@@ -241,6 +288,33 @@ impl<P: EvictPolicy> WriteBuffer for Buffered<P> {
     }
 }
 
+/// When the next round of background destaging of `pages` may start before `until`, and how
+/// many pages it writes: the store is above its high watermark (or still on its way down to the
+/// low one), and the plane the writes go to is idle before `until`. Under dynamic striping the
+/// FTL sends a write to the plane idle first, so a round is one page as soon as any array is
+/// idle; otherwise the FTL's choice of plane is not known ahead, so a round waits for every
+/// array to be idle and writes one page per array. `None`: no destage now.
+pub fn destage_slot(pages: &mut PageStore, until: Nanos, ftl: &dyn Ftl) -> Option<(Nanos, u64)> {
+    let dirty = pages.dirty_pages;
+    let d = pages.destage.as_mut()?;
+    if pages.slot_of.is_empty() || pages.inserts < d.quiet_until || !d.due(dirty) {
+        return None;
+    }
+    let tl = ftl.nand().timeline()?;
+    let (idle, lanes) =
+        if ftl.writes_to_idle_plane() { (tl.first_idle_at(), 1) } else { (tl.idle_at(), tl.arrays() as u64) };
+    // Issue times never go backwards: not before the last request either.
+    let at = idle.max(d.clock);
+    (at < until.0).then_some((Nanos(at), lanes))
+}
+
+/// A request issued at `until` is about to be served: later destages start no earlier.
+pub fn destaged_until(pages: &mut PageStore, until: Nanos) {
+    if let Some(d) = &mut pages.destage {
+        d.clock = d.clock.max(until.0);
+    }
+}
+
 /// No slot or group (`u32::MAX`): an unlinked ring or list link, an empty hand or list head. The
 /// same value as [`crate::seglist::NIL`], which the policies' lists return.
 pub const NIL: u32 = u32::MAX;
@@ -265,6 +339,40 @@ pub struct PageStore {
     pub written: u64,
     /// DRAM (contents lost on power failure) or NVRAM.
     pub volatile: bool,
+    /// Pages put into slots so far.
+    pub inserts: u64,
+    /// Time to move one page in or out (timing mode; 0 in accounting mode).
+    pub access_ns: u64,
+    /// Background destaging of this memory (timing mode, the memory that writes to flash).
+    pub destage: Option<Destage>,
+}
+
+/// How far ahead of eviction [`EvictPolicy::dirty_ahead`] looks for dirty pages: when the next
+/// this many victims are clean, a burst of writes finds room without waiting for a program.
+pub const DESTAGE_WINDOW: usize = 4096;
+
+/// Background destaging watermarks in dirty pages, and whether a destage is under way.
+#[derive(Clone, Copy, Debug)]
+pub struct Destage {
+    /// Start when more pages than this are dirty.
+    pub high: u64,
+    /// Stop when this many or fewer are.
+    pub low: u64,
+    /// Started above `high` and not yet down to `low`.
+    pub active: bool,
+    /// The issue time of the latest request: a destage starts no earlier (issue times do not
+    /// go backwards).
+    pub clock: u64,
+    /// No destage until the store has taken this many inserts (its next victims were clean).
+    pub quiet_until: u64,
+}
+
+impl Destage {
+    /// Whether to destage now with `dirty` pages dirty (and remember it).
+    pub fn due(&mut self, dirty: u64) -> bool {
+        self.active = if self.active { dirty > self.low } else { dirty > self.high };
+        self.active
+    }
 }
 
 impl PageStore {
@@ -293,7 +401,36 @@ impl PageStore {
             dirty_pages: 0,
             written: 0,
             volatile: true,
+            inserts: 0,
+            access_ns: 0,
+            destage: None,
         }
+    }
+
+    /// The same with a page access time of `access_ns` and, when given, destage watermarks as
+    /// fractions (high, low) of the slots.
+    pub fn timed(mut self, access_ns: u64, watermarks: Option<(f64, f64)>) -> Self {
+        self.access_ns = access_ns;
+        let cap = self.capacity() as f64;
+        self.destage = watermarks.map(|(high, low)| Destage {
+            high: (high * cap).floor() as u64,
+            low: (low * cap).floor() as u64,
+            active: false,
+            clock: 0,
+            quiet_until: 0,
+        });
+        self
+    }
+
+    /// Pages held dirty now.
+    pub fn dirty_pages(&self) -> u64 {
+        self.dirty_pages
+    }
+
+    /// Background destaging is under way (above the high watermark, not yet at the low one).
+    pub fn destage_due(&mut self) -> bool {
+        let dirty = self.dirty_pages;
+        self.destage.as_mut().is_some_and(|d| d.due(dirty))
     }
 
     /// The same, in non-volatile memory.
@@ -336,15 +473,22 @@ impl PageStore {
         }
     }
 
-    /// A read served from slot `s`.
+    /// A read served from slot `s`: done after one page access.
     pub fn outcome(&self, s: u32, t: Nanos) -> ReadOutcome {
-        ReadOutcome { done: t, tag: self.data[s as usize].then_some(self.tag[s as usize]) }
+        ReadOutcome { done: self.after_access(t), tag: self.data[s as usize].then_some(self.tag[s as usize]) }
+    }
+
+    /// `t` plus one page access of this memory.
+    #[inline]
+    pub fn after_access(&self, t: Nanos) -> Nanos {
+        Nanos(t.0.saturating_add(self.access_ns))
     }
 
     /// Put `lpn` into a free slot: `tag` is its version, `None` for a never-written page.
     pub fn insert(&mut self, lpn: u64, tag: Option<u32>, dirty: bool) -> u32 {
         debug_assert!(tag.is_some() || !dirty, "a dirty page has data");
         let s = self.free.pop().expect("insert needs a free slot: evict first");
+        self.inserts += 1;
         self.lpn[s as usize] = lpn;
         self.tag[s as usize] = tag.unwrap_or(0);
         self.data[s as usize] = tag.is_some();

@@ -255,6 +255,12 @@ pub trait Ftl: FtlFastPath + FtlReports + Send + Sync + dyn_clone::DynClone {
     fn after_request(&mut self, _t: Nanos) -> Result<bool, Error> {
         Ok(false)
     }
+    /// A host write goes to the plane whose array frees first (dynamic striping), so one issued
+    /// while some array is idle starts at once: background destaging may then use any idle
+    /// plane instead of waiting for all of them. Default: false.
+    fn writes_to_idle_plane(&self) -> bool {
+        false
+    }
     /// Physical page holding `lpn`'s current data, if it has one (tests compare mappings).
     fn mapped_ppn(&self, lpn: Lpn) -> Option<Ppn>;
     /// Logical pages exported to the host.

@@ -296,6 +296,11 @@ impl Nand {
     }
 
     /// The timeline, in timing mode while attached.
+    pub fn timeline(&self) -> Option<&Timeline> {
+        self.timeline.as_ref()
+    }
+
+    /// The timeline, in timing mode while attached.
     pub fn timeline_mut(&mut self) -> Option<&mut Timeline> {
         self.timeline.as_mut()
     }

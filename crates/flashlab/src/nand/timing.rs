@@ -52,6 +52,15 @@ pub struct TimingParams {
     /// run at 10 to 3,600 MB/s). In timing mode one page's transfer must take at most 1 s.
     #[serde(default = "d_bus")]
     pub bus_mb_s: f64,
+    /// Write-buffer DRAM bandwidth (MB/s): a buffer hit, or a write the buffer accepts, takes
+    /// one page's time at this rate (default 3,200: MQSim's data cache DRAM, 800 MT/s with
+    /// 4-byte bursts, 1.3 µs a 4 KiB page). 1 to 1,000,000.
+    #[serde(default = "d_dram")]
+    pub dram_mb_s: f64,
+    /// Write-buffer NVRAM bandwidth (MB/s), as `dram_mb_s` (default 3,200: battery- or
+    /// capacitor-backed DRAM, the NVRAM SSDs ship; set lower for PCM or MRAM).
+    #[serde(default = "d_dram")]
+    pub nvram_mb_s: f64,
     /// Planes of a die operate in parallel (true) or share the die's array (false).
     #[serde(default = "d_true")]
     pub plane_parallel: bool,
@@ -88,6 +97,9 @@ fn d_erase() -> f64 {
 fn d_bus() -> f64 {
     400.0
 }
+fn d_dram() -> f64 {
+    3200.0
+}
 fn d_true() -> bool {
     true
 }
@@ -123,11 +135,17 @@ impl TimingParams {
             }
         }
         let (lo, hi) = BUS_MB_S;
-        if !(self.bus_mb_s.is_finite() && (lo..=hi).contains(&self.bus_mb_s)) {
-            return Err(crate::error::Error::config(
-                "timing.bus_mb_s",
-                format!("{} MB/s is not from {lo} to {hi} MB/s", crate::units::number(self.bus_mb_s)),
-            ));
+        for (key, v) in [
+            ("timing.bus_mb_s", self.bus_mb_s),
+            ("timing.dram_mb_s", self.dram_mb_s),
+            ("timing.nvram_mb_s", self.nvram_mb_s),
+        ] {
+            if !(v.is_finite() && (lo..=hi).contains(&v)) {
+                return Err(crate::error::Error::config(
+                    key,
+                    format!("{} MB/s is not from {lo} to {hi} MB/s", crate::units::number(v)),
+                ));
+            }
         }
         if (self.program_suspend || self.erase_suspend) && !self.gc_interleave {
             let key = if self.program_suspend { "timing.program_suspend" } else { "timing.erase_suspend" };
@@ -137,6 +155,13 @@ impl TimingParams {
             ));
         }
         Ok(())
+    }
+
+    /// Time to move one page of `page_size` bytes in or out of the write buffer's DRAM and
+    /// NVRAM, ns (rounded).
+    pub fn buffer_page_ns(&self, page_size: u64) -> (u64, u64) {
+        let ns = |mb_s: f64| (page_size as f64 / (mb_s * 1e6) * 1e9).round() as u64;
+        (ns(self.dram_mb_s), ns(self.nvram_mb_s))
     }
 
     /// One page's transfer over the bus (timing mode) takes at most [`MAX_TRANSFER_NS`].
@@ -168,6 +193,8 @@ impl Default for TimingParams {
             program_us: d_prog(),
             erase_us: d_erase(),
             bus_mb_s: d_bus(),
+            dram_mb_s: d_dram(),
+            nvram_mb_s: d_dram(),
             plane_parallel: true,
             gc_interleave: true,
             program_suspend: false,
@@ -380,6 +407,22 @@ impl Timeline {
     #[inline]
     pub fn array_free_at(&self, plane: u32) -> u64 {
         self.arrays[self.array_of_plane[plane as usize] as usize].busy
+    }
+
+    /// When every array is idle: the operations started on each, and the GC operations queued,
+    /// have ended by then.
+    pub fn idle_at(&self) -> u64 {
+        self.arrays.iter().map(|a| a.busy.max(a.gc_tail)).max().unwrap_or(0)
+    }
+
+    /// When the first array is idle (its started and queued operations ended).
+    pub fn first_idle_at(&self) -> u64 {
+        self.arrays.iter().map(|a| a.busy.max(a.gc_tail)).min().unwrap_or(0)
+    }
+
+    /// Arrays that work in parallel (planes, or dies without `plane_parallel`).
+    pub fn arrays(&self) -> usize {
+        self.arrays.len()
     }
 
     /// Forget all reservations (after preconditioning).

@@ -95,10 +95,17 @@ fn build_buffer(cfg: &Config, r: &Resolved) -> Result<Box<dyn buffer::WriteBuffe
             ),
         ));
     }
-    buffer::build(
-        &cfg.buffer,
-        &buffer::BufferContext { page_size: r.page_size, pages_per_block: r.layout.geo.pages_per_block as u64 },
-    )
+    buffer::build(&cfg.buffer, &buffer_context(cfg, r))
+}
+
+/// What the buffer is told about the device: page and block size, and in timing mode its
+/// memories' page access times.
+fn buffer_context(cfg: &Config, r: &Resolved) -> buffer::BufferContext {
+    let timing = (cfg.sim.mode == Mode::Timing).then(|| {
+        let (dram_ns, nvram_ns) = cfg.timing.buffer_page_ns(r.page_size);
+        buffer::BufferTiming { dram_ns, nvram_ns }
+    });
+    buffer::BufferContext { page_size: r.page_size, pages_per_block: r.layout.geo.pages_per_block as u64, timing }
 }
 
 /// Whether requests issue at their own times (`host.arrival`: open, or auto with a trace) rather
@@ -258,6 +265,7 @@ fn run_parts(
     let mut host = host::build(&cfg.host)?;
     let t1 = Instant::now();
     if state.is_none() {
+        precheck_range(cfg, r)?;
         precondition(cfg, &mut dev, PreconditionPath::Direct, progress)?;
     }
     let precondition_wall_s = copy_s + t1.elapsed().as_secs_f64();
@@ -662,6 +670,9 @@ impl Measure {
                     dev.prefetch_update(next.offset, next.len);
                 }
                 let issue = queue.arrive(&req);
+                if timing {
+                    dev.before_request(Nanos(issue))?;
+                }
                 let Nanos(done) = serve_one(host, dev, &req, issue)?;
                 queue.complete(done);
                 if self.observe(cfg, &req, issue, done, dev, wl, progress, base_writes)? {
@@ -862,50 +873,10 @@ impl Measure {
         self.place_range(req, policy, wl)
     }
 
-    /// A request of no bytes, or not inside the logical capacity: refused, or moved inside it
-    /// by the out-of-range policy.
+    /// A request of no bytes, or not inside the logical capacity: [`place_range`].
     #[cold]
     fn place_range(&self, req: &mut Request, policy: OutOfRange, wl: &dyn Workload) -> Result<(), Error> {
-        let at = || wl.location().unwrap_or_else(|| Location::file("workload"));
-        if req.len == 0 {
-            return Err(Error::input(at().with_field("size"), "request of 0 bytes"));
-        }
-        // Wrapping or remapping moves a request's start, not its length: one longer than the
-        // device would write more pages than the device holds (and once took hours doing so).
-        if req.len > self.capacity {
-            return Err(Error::input(
-                at().with_field("size"),
-                format!(
-                    "request of {} bytes is longer than the logical capacity of {} bytes: no out_of_range policy can place it",
-                    req.len, self.capacity
-                ),
-            ));
-        }
-        let end = req.offset.checked_add(req.len);
-        if end.is_some_and(|e| e <= self.capacity) || (policy == OutOfRange::Compact && end.is_some()) {
-            return Ok(());
-        }
-        match policy {
-            OutOfRange::Error => Err(Error::input(
-                at().with_field("offset"),
-                format!(
-                    "request [{}, +{}) ends beyond the logical capacity of {} bytes (set host.out_of_range = \"wrap\" to wrap addresses, or \"compact\" to remap them block by block)",
-                    req.offset, req.len, self.capacity
-                ),
-            )),
-            OutOfRange::Wrap => {
-                let round = req.offset / self.capacity;
-                req.offset %= self.capacity;
-                if let Some(w) = &self.wrap {
-                    let mut w = w.borrow_mut();
-                    w.wrapped_requests += u64::from(round > 0);
-                    w.note(req.offset, req.len, round);
-                }
-                Ok(())
-            }
-            // The device remaps every page (Device::compact_addresses).
-            OutOfRange::Compact => Ok(()),
-        }
+        place_range(req, self.capacity, policy, self.wrap.as_ref(), wl)
     }
 
     #[inline]
@@ -1053,6 +1024,82 @@ impl Measure {
             config: cfg.clone(),
         }
     }
+}
+
+/// A request of no bytes, or not inside the logical `capacity`: refused, or moved inside it by
+/// the out-of-range policy (wrapped requests noted in `wrap`).
+#[cold]
+fn place_range(
+    req: &mut Request,
+    capacity: u64,
+    policy: OutOfRange,
+    wrap: Option<&std::cell::RefCell<WrapTrack>>,
+    wl: &dyn Workload,
+) -> Result<(), Error> {
+    let at = || wl.location().unwrap_or_else(|| Location::file("workload"));
+    if req.len == 0 {
+        return Err(Error::input(at().with_field("size"), "request of 0 bytes"));
+    }
+    // Wrapping or remapping moves a request's start, not its length: one longer than the
+    // device would write more pages than the device holds (and once took hours doing so).
+    if req.len > capacity {
+        return Err(Error::input(
+            at().with_field("size"),
+            format!(
+                "request of {} bytes is longer than the logical capacity of {} bytes: no out_of_range policy can place it",
+                req.len, capacity
+            ),
+        ));
+    }
+    let end = req.offset.checked_add(req.len);
+    if end.is_some_and(|e| e <= capacity) || (policy == OutOfRange::Compact && end.is_some()) {
+        return Ok(());
+    }
+    match policy {
+        OutOfRange::Error => Err(Error::input(
+            at().with_field("offset"),
+            format!(
+                "request [{}, +{}) ends beyond the logical capacity of {} bytes (set host.out_of_range = \"wrap\" to wrap addresses, or \"compact\" to remap them block by block)",
+                req.offset, req.len, capacity
+            ),
+        )),
+        OutOfRange::Wrap => {
+            let round = req.offset / capacity;
+            req.offset %= capacity;
+            if let Some(w) = wrap {
+                let mut w = w.borrow_mut();
+                w.wrapped_requests += u64::from(round > 0);
+                w.note(req.offset, req.len, round);
+            }
+            Ok(())
+        }
+        // The device remaps every page (Device::compact_addresses).
+        OutOfRange::Compact => Ok(()),
+    }
+}
+
+/// Requests of a trace checked against the logical capacity before preconditioning (about a
+/// second of parsing at most), so a trace for a larger device is refused before minutes of
+/// preconditioning rather than after; a later request out of range is refused when reached.
+pub const PRECHECK_REQUESTS: u64 = 1_000_000;
+
+/// With `host.out_of_range = "error"`, a trace workload and preconditioning to do: the first
+/// [`PRECHECK_REQUESTS`] requests of a fresh reader of the trace, each refused as the measured
+/// phase would refuse it. An error reading the trace is left for the run to report in order.
+fn precheck_range(cfg: &Config, r: &Resolved) -> Result<(), Error> {
+    let trace = cfg.workload.get("kind").and_then(|k| k.as_str()) == Some("trace");
+    if cfg.host.out_of_range != OutOfRange::Error || !trace || precondition_key(cfg).is_none() {
+        return Ok(());
+    }
+    let mut wl = build_workload(cfg, r)?;
+    let capacity = r.logical_pages * r.page_size;
+    for _ in 0..PRECHECK_REQUESTS {
+        let Ok(Some(mut req)) = wl.next_request() else { break };
+        if req.len == 0 || req.offset.checked_add(req.len).is_none_or(|end| end > capacity) {
+            place_range(&mut req, capacity, OutOfRange::Error, None, wl.as_ref())?;
+        }
+    }
+    Ok(())
 }
 
 /// Fewest requests an open-loop run needs before its rates are judged.

@@ -206,8 +206,7 @@ pub fn estimate(cfg: &Config, r: &Resolved, run: RunBound) -> Result<Estimate, E
     let mut est = Estimate::default();
     est.add("base", BASE_BYTES);
     crate::ftl::memory(&cfg.ftl_spec(r), &mut est)?;
-    let ctx =
-        crate::buffer::BufferContext { page_size: r.page_size, pages_per_block: r.layout.geo.pages_per_block as u64 };
+    let ctx = super::buffer_context(cfg, r);
     let buffer = crate::buffer::BUFFERS.find(&cfg.buffer.policy)?;
     (buffer.caps.memory)(&cfg.buffer, &ctx, &mut est);
     if cfg.host.out_of_range == crate::host::OutOfRange::Wrap {

@@ -446,6 +446,9 @@ fn check_spare(spec: &FtlSpec, streams: usize, reserve: u32) -> Result<(), Error
 }
 
 impl<M: MapTable> Ftl for PageFtl<M> {
+    fn writes_to_idle_plane(&self) -> bool {
+        self.striping == Striping::Dynamic
+    }
     fn read(&mut self, Lpn(lpn): Lpn, Nanos(t_ns): Nanos) -> Result<ReadOutcome, Error> {
         self.check_lpn(lpn);
         self.counters.host_reads += 1;
