@@ -41,8 +41,11 @@ class Result:
             import pandas as pd
 
             columns = self.summary["series_columns"]
-            self._series = pd.DataFrame(self.summary["series"], columns=columns)
-            self._series["frozen_share"] = self._series["frozen_share"].astype(float)
+            series = pd.DataFrame(self.summary["series"], columns=columns)
+            # Columns that may be null (frozen_share; the timing columns in accounting mode)
+            # are floats with NaN for null, as pandas reads series.csv.
+            nullable = {c: float for c in columns if series[c].dtype == object}
+            self._series = series.astype(nullable)
         return self._series
 
     @property
