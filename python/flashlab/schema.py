@@ -345,6 +345,9 @@ HybridReport = TypedDict("HybridReport", {
 
 #: Host request latencies in µs (timing mode; null in accounting mode), from arrival to completion.
 Latencies = TypedDict("Latencies", {
+    #: By request size, ascending: the classes up to 4 KiB, 16 KiB, 64 KiB, 256 KiB and above,
+    #: each with requests (read and write summaries as `read` and `write`).
+    "by_size": List["SizeClassLatency"],
     #: Read requests: count, mean, p50, p90, p99, p99.9, p99.99, max (µs).
     "read": "LatencySummary",
     #: (latency µs, fraction of read requests at or below), one point per histogram bucket.
@@ -606,6 +609,16 @@ SimSummary = TypedDict("SimSummary", {
     "verified_reads": int,
     #: Wall-clock seconds of the measured phase (not deterministic).
     "wall_s": float,
+})
+
+#: The latencies of the requests of one size class (timing mode).
+SizeClassLatency = TypedDict("SizeClassLatency", {
+    #: Largest request size of the class in bytes (null: larger than every other class).
+    "max_bytes": Optional[int],
+    #: Read requests of the class: count, mean, percentiles, max (µs).
+    "read": "LatencySummary",
+    #: Write requests of the class: count, mean, percentiles, max (µs).
+    "write": "LatencySummary",
 })
 
 #: Pages per write stream.

@@ -108,7 +108,25 @@ pub struct Latencies {
     pub read_cdf: Vec<(f64, f64)>,
     /// (latency µs, fraction of write requests at or below), one point per histogram bucket.
     pub write_cdf: Vec<(f64, f64)>,
+    /// By request size, ascending: the classes up to 4 KiB, 16 KiB, 64 KiB, 256 KiB and above,
+    /// each with requests (read and write summaries as `read` and `write`).
+    pub by_size: Vec<SizeClassLatency>,
 }
+
+/// The latencies of the requests of one size class (timing mode).
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct SizeClassLatency {
+    /// Largest request size of the class in bytes (null: larger than every other class).
+    pub max_bytes: Option<u64>,
+    /// Read requests of the class: count, mean, percentiles, max (µs).
+    pub read: LatencySummary,
+    /// Write requests of the class: count, mean, percentiles, max (µs).
+    pub write: LatencySummary,
+}
+
+/// Upper bounds of the request size classes of [`Latencies::by_size`], bytes; larger requests
+/// make a last class.
+pub const SIZE_CLASSES: [u64; 4] = [4 << 10, 16 << 10, 64 << 10, 256 << 10];
 
 /// How the run went: mode, seed, wall-clock and simulated time.
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]

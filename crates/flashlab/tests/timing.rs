@@ -459,3 +459,22 @@ fn a_trace_beyond_the_device_is_refused_before_preconditioning() {
     sim::run(&config(trace, &["precondition.fill=true", "host.out_of_range=\"wrap\""]), &mut phases).unwrap();
     assert!(phases.0.iter().any(|p| p.starts_with("precondition")), "{:?}", phases.0);
 }
+
+#[test]
+fn latencies_are_reported_by_request_size() {
+    // Idle device: 4 KiB writes take transfer + tPROG (510 µs), 16 KiB ones spread over the 4
+    // planes (520 µs); reads of 64 KiB are 16 pages, 4 per plane.
+    let mut trace = String::from("time_us,op,offset,size\n");
+    for i in 0..10u64 {
+        trace.push_str(&format!("{},W,{},4096\n", i * 100_000, i * 4096));
+        trace.push_str(&format!("{},W,{},16384\n", i * 100_000 + 20_000, 65536 + i * 16384));
+        trace.push_str(&format!("{},R,{},65536\n", i * 100_000 + 40_000, 65536));
+    }
+    let r = sim::run(&config(&trace, &[]), &mut sim::Quiet).unwrap();
+    let l = r.latency_us.unwrap();
+    let classes: Vec<(Option<u64>, u64, u64)> =
+        l.by_size.iter().map(|c| (c.max_bytes, c.read.count, c.write.count)).collect();
+    assert_eq!(classes, [(Some(4096), 0, 10), (Some(16384), 0, 10), (Some(65536), 10, 0)]);
+    assert_eq!((l.by_size[0].write.max, l.by_size[1].write.max), (510.0, 520.0));
+    assert!(l.by_size[2].read.p50 > 60.0, "16 pages: more than one page's read");
+}

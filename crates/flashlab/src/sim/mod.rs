@@ -482,6 +482,8 @@ struct Measure {
     write_lat: Histogram,
     /// Timing mode: the read and write latencies of the series interval in progress.
     interval_lat: Option<Box<(IntervalHistogram, IntervalHistogram)>>,
+    /// Timing mode: read and write latencies per request size class ([`SIZE_CLASSES`]).
+    by_size: Option<Box<[[Histogram; 2]; SIZE_CLASSES.len() + 1]>>,
     first_issue: Option<u64>,
     /// The latest issue (arrival, in an open-loop run) seen.
     last_issue: u64,
@@ -581,6 +583,7 @@ impl Measure {
             read_lat: Histogram::default(),
             write_lat: Histogram::default(),
             interval_lat: (cfg.sim.mode == Mode::Timing).then(Box::default),
+            by_size: (cfg.sim.mode == Mode::Timing).then(Box::default),
             first_issue: None,
             last_issue: 0,
             last_done: 0,
@@ -889,8 +892,9 @@ impl Measure {
                 h.read_pages += pages;
                 h.read_bytes += req.len;
                 self.read_lat.record(done - issue);
-                if let Some(l) = &mut self.interval_lat {
+                if let (Some(l), Some(b)) = (&mut self.interval_lat, &mut self.by_size) {
                     l.0.record(done - issue);
+                    b[size_class(req.len)][0].record(done - issue);
                 }
             }
             Op::Write => {
@@ -898,8 +902,9 @@ impl Measure {
                 h.write_pages += pages;
                 h.write_bytes += req.len;
                 self.write_lat.record(done - issue);
-                if let Some(l) = &mut self.interval_lat {
+                if let (Some(l), Some(b)) = (&mut self.interval_lat, &mut self.by_size) {
                     l.1.record(done - issue);
+                    b[size_class(req.len)][1].record(done - issue);
                 }
             }
             Op::Trim => {
@@ -998,6 +1003,17 @@ impl Measure {
                 write: self.write_lat.summary(),
                 read_cdf: self.read_lat.cdf_us(),
                 write_cdf: self.write_lat.cdf_us(),
+                by_size: self.by_size.as_ref().map_or_else(Vec::new, |b| {
+                    b.iter()
+                        .enumerate()
+                        .filter(|(_, h)| h[0].count() + h[1].count() > 0)
+                        .map(|(i, h)| SizeClassLatency {
+                            max_bytes: SIZE_CLASSES.get(i).copied(),
+                            read: h[0].summary(),
+                            write: h[1].summary(),
+                        })
+                        .collect()
+                }),
             }),
             throughput_mib_s: (timing && span_ns > 0).then(|| moved as f64 / MIB / (span_ns as f64 / 1e9)),
             sim: SimSummary {
@@ -1100,6 +1116,13 @@ fn precheck_range(cfg: &Config, r: &Resolved) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+/// The size class of a request of `len` bytes: the first of [`SIZE_CLASSES`] it fits, or the
+/// last class.
+#[inline]
+fn size_class(len: u64) -> usize {
+    SIZE_CLASSES.iter().position(|&max| len <= max).unwrap_or(SIZE_CLASSES.len())
 }
 
 /// Fewest requests an open-loop run needs before its rates are judged.

@@ -157,6 +157,9 @@ fn memory(cfg: &Config, r: &Resolved, run: RunBound, est: &mut Estimate) {
         let per_sample = (run.requests / samples.max(1)).saturating_add(1).min(2 * buckets);
         let sparse = per_sample * std::mem::size_of::<(u16, u64)>() as u64 + 64;
         est.add("series latencies", 2 * buckets * 10 + samples.saturating_mul(sparse));
+        // Read and write histograms per request size class.
+        let classes = crate::results::SIZE_CLASSES.len() as u64 + 1;
+        est.add("latency by size", 2 * classes * buckets * 8);
     }
     if cfg.sim.reuse_distance {
         let pages = match cfg.host.out_of_range {
