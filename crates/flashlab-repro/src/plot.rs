@@ -326,39 +326,38 @@ pub fn log_chart(title: &str, x_label: &str, y_label: &str, lines: &[Line], log_
         let (plot, legend) = root.split_horizontally(w - lw);
         let mut builder = ChartBuilder::on(&plot);
         builder.caption(title, font(TITLE_PX)).margin(12).x_label_area_size(52).y_label_area_size(86);
-        let y_fmt = |v: &f64| log_tick(*v);
         let entries = if log_x {
             let (x0, x1) = if x0 > 0.0 { (x0 * 0.8, (x1 * 1.25).max(x0 * 2.0)) } else { (1.0, 10.0) };
             let mut chart = builder.build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())?;
-            chart
-                .configure_mesh()
-                .x_desc(x_label)
-                .y_desc(y_label)
-                .x_label_formatter(&|v| tick(*v, if *v >= 1.0 { 1.0 } else { *v }))
-                .y_label_formatter(&y_fmt)
-                .label_style(font(TEXT_PX))
-                .axis_desc_style(font(AXIS_PX))
-                .light_line_style(WHITE.mix(0.0))
-                .draw()?;
+            let x_fmt = |v: &f64| tick(*v, if *v >= 1.0 { 1.0 } else { *v });
+            log_mesh(chart.configure_mesh(), x_label, y_label, &x_fmt).draw()?;
             draw_log_lines(&mut chart, &lines)?
         } else {
             let xs = step_of(x0, x1, 10);
             let mut chart = builder.build_cartesian_2d(x0..x1, (y0..y1).log_scale())?;
-            chart
-                .configure_mesh()
-                .x_desc(x_label)
-                .y_desc(y_label)
-                .x_labels(10)
-                .x_label_formatter(&|v| tick(*v, xs))
-                .y_label_formatter(&y_fmt)
-                .label_style(font(TEXT_PX))
-                .axis_desc_style(font(AXIS_PX))
-                .light_line_style(WHITE.mix(0.0))
-                .draw()?;
+            let x_fmt = |v: &f64| tick(*v, xs);
+            log_mesh(chart.configure_mesh(), x_label, y_label, &x_fmt).x_labels(10).draw()?;
             draw_log_lines(&mut chart, &lines)?
         };
         draw_legend(&legend, &entries)
     })
+}
+
+/// The mesh of a [`log_chart`]: labels, formats and styles (a log y axis).
+fn log_mesh<'a, 'b, DB: DrawingBackend, X: Ranged<ValueType = f64>, Y: Ranged<ValueType = f64>>(
+    mut mesh: plotters::chart::MeshStyle<'a, 'b, X, Y, DB>,
+    x_label: &str,
+    y_label: &str,
+    x_fmt: &'b dyn Fn(&f64) -> String,
+) -> plotters::chart::MeshStyle<'a, 'b, X, Y, DB> {
+    mesh.x_desc(x_label)
+        .y_desc(y_label)
+        .x_label_formatter(x_fmt)
+        .y_label_formatter(&|v| log_tick(*v))
+        .label_style(font(TEXT_PX))
+        .axis_desc_style(font(AXIS_PX))
+        .light_line_style(WHITE.mix(0.0));
+    mesh
 }
 
 /// A log axis's tick label: grouped digits down to 0.001, powers of ten (`1e-5`) below.
