@@ -478,3 +478,32 @@ fn latencies_are_reported_by_request_size() {
     assert_eq!((l.by_size[0].write.max, l.by_size[1].write.max), (510.0, 520.0));
     assert!(l.by_size[2].read.p50 > 60.0, "16 pages: more than one page's read");
 }
+
+#[test]
+fn a_read_waits_for_at_most_the_destage_program_already_started() {
+    // 64 buffered writes at t = 0, then at 1 ms a read of a page in flash. Destaging (down to
+    // nothing) may start a program on a plane only before the read arrives: at 0 and 510 µs,
+    // two per plane; so the read waits for at most one program, 570 µs in all with its own
+    // 60 µs, never for the 16 the buffer still holds per plane.
+    let mut trace = String::from("time_us,op,offset,size\n");
+    for i in 0..64u64 {
+        trace.push_str(&format!("0,W,{},4096\n", (200 + i) * 4096));
+    }
+    trace.push_str("1000,R,40960,4096\n");
+    for striping in ["full", "dynamic"] {
+        let s = format!("ftl.striping=\"{striping}\"");
+        let sets = [
+            "precondition.fill=true",
+            "buffer.policy=\"lru\"",
+            "buffer.dram=\"512KiB\"",
+            "buffer.destage_high=0.0",
+            "buffer.destage_low=0.0",
+            s.as_str(),
+        ];
+        let r = sim::run(&config(&trace, &sets), &mut sim::Quiet).unwrap();
+        let l = r.latency_us.unwrap();
+        assert!(l.read.max <= 570.0, "{striping}: read waited {} µs", l.read.max);
+        assert!(l.write.max < 2.0, "{striping}: writes land in DRAM: {}", l.write.max);
+        assert_eq!(r.buffer.counters.unwrap().destaged_pages, 8, "{striping}: two programs on each of 4 planes");
+    }
+}

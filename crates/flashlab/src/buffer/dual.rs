@@ -232,7 +232,7 @@ impl<D: EvictPolicy, N: EvictPolicy> WriteBuffer for Dual<D, N> {
     fn destage(&mut self, until: Nanos, ftl: &mut dyn Ftl) -> Result<(), Error> {
         let written = |b: &Self| b.dram.written + b.nvram.written + b.counters.merged_clean_pages;
         let before = written(self);
-        while let Some((at, lanes)) = destage_slot(&mut self.nvram, until, ftl) {
+        while let Some((at, lanes)) = destage_slot(&mut self.nvram, until, ftl, false) {
             // NVRAM victim blocks, about `lanes` pages at once.
             let start = written(self);
             while written(self) - start < lanes && !self.nvram.is_empty() && self.nvram.destage_due() {

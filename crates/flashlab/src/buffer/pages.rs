@@ -218,8 +218,10 @@ impl<P: EvictPolicy> WriteBuffer for Buffered<P> {
 
     fn destage(&mut self, until: Nanos, ftl: &mut dyn Ftl) -> Result<(), Error> {
         let before = self.pages.written + self.counters.padded_pages + self.counters.merged_clean_pages;
-        while let Some((at, lanes)) = destage_slot(&mut self.pages, until, ftl) {
-            if let Some(dirty) = self.policy.dirty_ahead(&self.pages, lanes as usize) {
+        // Policies that name their next dirty pages are destaged page by page.
+        let by_page = self.policy.dirty_ahead(&self.pages, 0).is_some();
+        while let Some((at, lanes)) = destage_slot(&mut self.pages, until, ftl, by_page) {
+            if let Some(dirty) = self.policy.dirty_ahead(&self.pages, (lanes as usize).max(PLANE_BATCH)) {
                 // Cleaned in place: the pages stay cached.
                 if dirty.is_empty() {
                     // The next victims are all clean: nothing a write would wait for until
@@ -230,10 +232,28 @@ impl<P: EvictPolicy> WriteBuffer for Buffered<P> {
                     d.quiet_until = inserts + (DESTAGE_WINDOW / 8) as u64;
                     break;
                 }
+                let mut written = 0;
                 for s in dirty {
                     debug_assert!(self.pages.dirty[s as usize], "dirty_ahead named a clean slot");
+                    // Each page when its own plane is idle, where the FTL can say which plane.
+                    let at = match ftl.next_write_free_at(Lpn(self.pages.lpn[s as usize])) {
+                        Some(free) => {
+                            let d = self.pages.destage.as_ref().expect("destaging");
+                            let start = free.0.max(d.clock);
+                            if start >= until.0 || !self.pages.destage_due() {
+                                break;
+                            }
+                            Nanos(start)
+                        }
+                        None if written < lanes => at,
+                        None => break,
+                    };
                     self.pages.clean(s, at, ftl)?;
                     self.policy.on_cleaned(s);
+                    written += 1;
+                }
+                if written == 0 {
+                    break;
                 }
                 continue;
             }
@@ -291,18 +311,24 @@ impl<P: EvictPolicy> WriteBuffer for Buffered<P> {
 /// When the next round of background destaging of `pages` may start before `until`, and how
 /// many pages it writes: the store is above its high watermark (or still on its way down to the
 /// low one), and the plane the writes go to is idle before `until`. Under dynamic striping the
-/// FTL sends a write to the plane idle first, so a round is one page as soon as any array is
-/// idle; otherwise the FTL's choice of plane is not known ahead, so a round waits for every
-/// array to be idle and writes one page per array. `None`: no destage now.
-pub fn destage_slot(pages: &mut PageStore, until: Nanos, ftl: &dyn Ftl) -> Option<(Nanos, u64)> {
+/// FTL sends a write to the plane idle first, and a page-mapped FTL with block segments can
+/// name the plane of a write ahead ([`Ftl::next_write_free_at`]): a round that goes page by
+/// page (`by_page`) may then start as soon as any array is idle, each page when its own plane
+/// is. Otherwise the FTL's choice of plane is not known ahead, so a round waits for every
+/// array to be idle and writes one page per array; so does an early eviction (`by_page` false:
+/// a victim may be a whole block). `None`: no destage now.
+pub fn destage_slot(pages: &mut PageStore, until: Nanos, ftl: &dyn Ftl, by_page: bool) -> Option<(Nanos, u64)> {
     let dirty = pages.dirty_pages;
     let d = pages.destage.as_mut()?;
     if pages.slot_of.is_empty() || pages.inserts < d.quiet_until || !d.due(dirty) {
         return None;
     }
     let tl = ftl.nand().timeline()?;
-    let (idle, lanes) =
-        if ftl.writes_to_idle_plane() { (tl.first_idle_at(), 1) } else { (tl.idle_at(), tl.arrays() as u64) };
+    // The FTL places by the clock (dynamic striping), or can name each write's plane for a
+    // destage that goes page by page: a page may start as soon as its plane is idle, no
+    // earlier than the first idle array.
+    let per_plane = ftl.writes_to_idle_plane() || (by_page && ftl.next_write_free_at(Lpn(0)).is_some());
+    let (idle, lanes) = if per_plane { (tl.first_idle_at(), 1) } else { (tl.idle_at(), tl.arrays() as u64) };
     // Issue times never go backwards: not before the last request either.
     let at = idle.max(d.clock);
     (at < until.0).then_some((Nanos(at), lanes))
@@ -346,6 +372,10 @@ pub struct PageStore {
     /// Background destaging of this memory (timing mode, the memory that writes to flash).
     pub destage: Option<Destage>,
 }
+
+/// Dirty pages asked of [`EvictPolicy::dirty_ahead`] at a time when the FTL can say each
+/// write's plane (each then starts when its plane is idle).
+pub const PLANE_BATCH: usize = 64;
 
 /// How far ahead of eviction [`EvictPolicy::dirty_ahead`] looks for dirty pages: when the next
 /// this many victims are clean, a burst of writes finds room without waiting for a program.

@@ -261,6 +261,12 @@ pub trait Ftl: FtlFastPath + FtlReports + Send + Sync + dyn_clone::DynClone {
     fn writes_to_idle_plane(&self) -> bool {
         false
     }
+    /// When the array of the plane the next host write of `lpn` would go to is idle (timing
+    /// mode), when the FTL knows that plane without writing: background destaging then starts
+    /// a page as soon as its own plane is idle. Default: `None` (not known).
+    fn next_write_free_at(&self, _lpn: Lpn) -> Option<Nanos> {
+        None
+    }
     /// Physical page holding `lpn`'s current data, if it has one (tests compare mappings).
     fn mapped_ppn(&self, lpn: Lpn) -> Option<Ppn>;
     /// Logical pages exported to the host.

@@ -415,6 +415,12 @@ impl Timeline {
         self.arrays.iter().map(|a| a.busy.max(a.gc_tail)).max().unwrap_or(0)
     }
 
+    /// When the array of `plane` is idle: its started and queued operations ended.
+    pub fn array_idle_at(&self, plane: u32) -> u64 {
+        let a = &self.arrays[self.array_of_plane[plane as usize] as usize];
+        a.busy.max(a.gc_tail)
+    }
+
     /// When the first array is idle (its started and queued operations ended).
     pub fn first_idle_at(&self) -> u64 {
         self.arrays.iter().map(|a| a.busy.max(a.gc_tail)).min().unwrap_or(0)

@@ -194,6 +194,29 @@ impl<M: MapTable> PageFtl<M> {
         self.pool_for_slow(lpn, stream)
     }
 
+    /// The pool the next host write of `lpn` goes to, as [`PageFtl::pool_for`] would choose it,
+    /// without choosing (`None` under dynamic striping, whose choice depends on the clock).
+    fn peek_pool(&self, lpn: u64) -> Option<u32> {
+        let pools = self.segs.layout.pools;
+        if pools == 1 {
+            return Some(0);
+        }
+        if let Some(p) = self.table.placement(lpn) {
+            return Some(p);
+        }
+        match self.striping {
+            Striping::Full => {
+                let start = self.cursor[self.gc.policy.host_stream(lpn)];
+                let room = (0..pools)
+                    .map(|i| if start + i >= pools { start + i - pools } else { start + i })
+                    .find(|&q| self.pool_valid[q as usize] < self.pool_valid_limit);
+                Some(room.unwrap_or(start))
+            }
+            Striping::None => Some((lpn / self.pages_per_pool) as u32),
+            Striping::Dynamic => None,
+        }
+    }
+
     fn pool_for_slow(&mut self, lpn: u64, stream: usize) -> u32 {
         let pools = self.segs.layout.pools;
         if let Some(p) = self.table.placement(lpn) {
@@ -448,6 +471,14 @@ fn check_spare(spec: &FtlSpec, streams: usize, reserve: u32) -> Result<(), Error
 impl<M: MapTable> Ftl for PageFtl<M> {
     fn writes_to_idle_plane(&self) -> bool {
         self.striping == Striping::Dynamic
+    }
+    fn next_write_free_at(&self, Lpn(lpn): Lpn) -> Option<Nanos> {
+        // With block segments a pool is a plane; a line's next page is not known here.
+        if self.segs.layout.pools != self.segs.layout.planes {
+            return None;
+        }
+        let plane = self.peek_pool(lpn)?;
+        self.nand.timeline().map(|tl| Nanos(tl.array_idle_at(plane)))
     }
     fn read(&mut self, Lpn(lpn): Lpn, Nanos(t_ns): Nanos) -> Result<ReadOutcome, Error> {
         self.check_lpn(lpn);
