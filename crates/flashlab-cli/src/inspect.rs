@@ -19,8 +19,10 @@ pub fn config_show(config: &str, sets: &[String]) -> Result<()> {
     Ok(())
 }
 
-/// `flashlab run --dry-run`: load and validate, then say what would run.
+/// `flashlab run --dry-run`: load and validate, check a trace's first requests as the run
+/// would (`sim::check_trace`), then say what would run.
 pub fn dry_run(plan: sim::Plan, out: &Path, force: bool) -> Result<()> {
+    plan.check_trace()?;
     let (cfg, r) = (plan.config(), *plan.resolved());
     let geo = r.layout.geo;
     let gib = (1u64 << 30) as f64;

@@ -40,8 +40,8 @@ enum Cmd {
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
-        /// Load and validate the config, print what would run, and stop: nothing is simulated
-        /// or written.
+        /// Load and validate the config (and a trace's first million requests, as the run
+        /// checks them), print what would run, and stop: nothing is simulated or written.
         #[arg(long)]
         dry_run: bool,
         /// Print results.json on stdout instead of the text summary (the files are still written).

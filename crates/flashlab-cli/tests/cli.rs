@@ -1375,6 +1375,37 @@ fn dry_run_validates_and_writes_nothing() {
         assert!(text(&o).contains("error:") && !text(&o).contains("panicked"), "{}", text(&o));
         assert!(!out.exists());
     }
+    // A trace's lines are read as the run reads them: a bad field and an address past the
+    // device are refused naming the file, line and field, as the run refuses them.
+    let dir = tmp("dry-run-traces");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, line, field) in [("bad-op.csv", "5,X,4096,4096", "op"), ("far.csv", "5,W,99999999999999,4096", "offset")]
+    {
+        let path = dir.join(name);
+        std::fs::write(&path, format!("time_us,op,offset,size\n0,W,0,4096\n{line}\n")).unwrap();
+        let p = format!("workload.path=\"{}\"", path.display());
+        for extra in [&["--dry-run"][..], &["--quiet"][..]] {
+            let mut args = vec![
+                "run",
+                "trace",
+                "--set",
+                &p,
+                "--set",
+                "workload.format=\"csv\"",
+                "--set",
+                "host.out_of_range=\"error\"",
+            ];
+            args.extend_from_slice(extra);
+            args.extend(["--out", out.to_str().unwrap()]);
+            let o = flashlab(&args);
+            let t = text(&o);
+            assert_eq!(o.status.code(), Some(2), "{name} {extra:?}: {t}");
+            assert!(
+                t.contains(&format!("{name}:3")) && t.contains(&format!("field `{field}`")),
+                "{name} {extra:?}: {t}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -265,7 +265,9 @@ fn run_parts(
     let mut host = host::build(&cfg.host)?;
     let t1 = Instant::now();
     if state.is_none() {
-        precheck_range(cfg, r)?;
+        if precondition_key(cfg).is_some() {
+            check_trace(cfg, r)?;
+        }
         precondition(cfg, &mut dev, PreconditionPath::Direct, progress)?;
     }
     let precondition_wall_s = copy_s + t1.elapsed().as_secs_f64();
@@ -1094,25 +1096,26 @@ fn place_range(
     }
 }
 
-/// Requests of a trace checked against the logical capacity before preconditioning (about a
-/// second of parsing at most), so a trace for a larger device is refused before minutes of
-/// preconditioning rather than after; a later request out of range is refused when reached.
+/// Requests of a trace checked before preconditioning (about a second of parsing at most), so
+/// a bad line or a trace for a larger device is refused before minutes of preconditioning
+/// rather than after; a later one is refused when reached.
 pub const PRECHECK_REQUESTS: u64 = 1_000_000;
 
-/// With `host.out_of_range = "error"`, a trace workload and preconditioning to do: the first
-/// [`PRECHECK_REQUESTS`] requests of a fresh reader of the trace, each refused as the measured
-/// phase would refuse it. An error reading the trace is left for the run to report in order.
-fn precheck_range(cfg: &Config, r: &Resolved) -> Result<(), Error> {
-    let trace = cfg.workload.get("kind").and_then(|k| k.as_str()) == Some("trace");
-    if cfg.host.out_of_range != OutOfRange::Error || !trace || precondition_key(cfg).is_none() {
+/// The first [`PRECHECK_REQUESTS`] requests of a trace workload (no more than `sim.crash_at`),
+/// read by a fresh reader and refused as the measured phase would refuse them: a line that does
+/// not parse, a request of no bytes or longer than the device, or one beyond the logical
+/// capacity with `host.out_of_range = "error"`. Nothing to check for a generator. Run before
+/// preconditioning, and by `flashlab run --dry-run`.
+pub fn check_trace(cfg: &Config, r: &Resolved) -> Result<(), Error> {
+    if cfg.workload.get("kind").and_then(|k| k.as_str()) != Some("trace") {
         return Ok(());
     }
     let mut wl = build_workload(cfg, r)?;
     let capacity = r.logical_pages * r.page_size;
-    for _ in 0..PRECHECK_REQUESTS {
-        let Ok(Some(mut req)) = wl.next_request() else { break };
+    for _ in 0..PRECHECK_REQUESTS.min(cfg.sim.crash_at.unwrap_or(u64::MAX)) {
+        let Some(mut req) = wl.next_request()? else { break };
         if req.len == 0 || req.offset.checked_add(req.len).is_none_or(|end| end > capacity) {
-            place_range(&mut req, capacity, OutOfRange::Error, None, wl.as_ref())?;
+            place_range(&mut req, capacity, cfg.host.out_of_range, None, wl.as_ref())?;
         }
     }
     Ok(())

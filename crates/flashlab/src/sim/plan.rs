@@ -71,6 +71,12 @@ impl Plan {
         &self.estimate
     }
 
+    /// The trace's first requests checked as the run would check them ([`super::check_trace`]),
+    /// errors attributed to the config as a run's are.
+    pub fn check_trace(&self) -> Result<(), Error> {
+        super::check_trace(&self.cfg, &self.resolved).map_err(|e| self.cfg.attribute(e))
+    }
+
     /// Run the simulation.
     pub fn run(self, progress: &mut dyn Progress) -> Result<Results, Error> {
         self.run_on(None, progress)
