@@ -12,7 +12,7 @@
 use super::{BufferCounters as Counters, CrashImage, WriteBuffer};
 use crate::error::Error;
 use crate::fastmap::{self, FastMap};
-use crate::ftl::{Ftl, ReadOutcome};
+use crate::ftl::{Ftl, ReadOutcome, WritePlanes};
 use crate::units::{Lpn, Nanos};
 
 /// How a page enters a store.
@@ -312,7 +312,7 @@ impl<P: EvictPolicy> WriteBuffer for Buffered<P> {
 /// many pages it writes: the store is above its high watermark (or still on its way down to the
 /// low one), and the plane the writes go to is idle before `until`. Under dynamic striping the
 /// FTL sends a write to the plane idle first, and a page-mapped FTL with block segments can
-/// name the plane of a write ahead ([`Ftl::next_write_free_at`]): a round that goes page by
+/// name the plane of a write ahead ([`Ftl::write_planes`]): a round that goes page by
 /// page (`by_page`) may then start as soon as any array is idle, each page when its own plane
 /// is. Otherwise the FTL's choice of plane is not known ahead, so a round waits for every
 /// array to be idle and writes one page per array; so does an early eviction (`by_page` false:
@@ -327,7 +327,11 @@ pub fn destage_slot(pages: &mut PageStore, until: Nanos, ftl: &dyn Ftl, by_page:
     // The FTL places by the clock (dynamic striping), or can name each write's plane for a
     // destage that goes page by page: a page may start as soon as its plane is idle, no
     // earlier than the first idle array.
-    let per_plane = ftl.writes_to_idle_plane() || (by_page && ftl.next_write_free_at(Lpn(0)).is_some());
+    let per_plane = match ftl.write_planes() {
+        WritePlanes::IdleFirst => true,
+        WritePlanes::Named => by_page,
+        WritePlanes::Unknown => false,
+    };
     let (idle, lanes) = if per_plane { (tl.first_idle_at(), 1) } else { (tl.idle_at(), tl.arrays() as u64) };
     // Issue times never go backwards: not before the last request either.
     let at = idle.max(d.clock);

@@ -222,6 +222,18 @@ pub fn fallback_share(extra: &std::collections::BTreeMap<String, u64>, victims: 
     (victims > 0).then(|| f as f64 / victims as f64)
 }
 
+/// What an FTL can say ahead about the plane a host write goes to ([`Ftl::write_planes`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WritePlanes {
+    /// Not known before writing: a write issued when every array is idle starts at once.
+    Unknown,
+    /// The plane whose array frees first (dynamic striping): a write issued while any array is
+    /// idle starts at once.
+    IdleFirst,
+    /// Named per page by [`Ftl::next_write_free_at`].
+    Named,
+}
+
 /// A flash translation layer: the core operations every scheme implements. The fast paths
 /// ([`FtlFastPath`]) and the reports ([`FtlReports`]) are optional: every method there has a
 /// default, so a scheme without them writes `impl FtlFastPath for MyFtl {}` and
@@ -255,15 +267,14 @@ pub trait Ftl: FtlFastPath + FtlReports + Send + Sync + dyn_clone::DynClone {
     fn after_request(&mut self, _t: Nanos) -> Result<bool, Error> {
         Ok(false)
     }
-    /// A host write goes to the plane whose array frees first (dynamic striping), so one issued
-    /// while some array is idle starts at once: background destaging may then use any idle
-    /// plane instead of waiting for all of them. Default: false.
-    fn writes_to_idle_plane(&self) -> bool {
-        false
+    /// What the FTL can say ahead about the plane of a host write (for background destaging,
+    /// which starts a write only where it would not delay the next request). Default:
+    /// [`WritePlanes::Unknown`].
+    fn write_planes(&self) -> WritePlanes {
+        WritePlanes::Unknown
     }
-    /// When the array of the plane the next host write of `lpn` would go to is idle (timing
-    /// mode), when the FTL knows that plane without writing: background destaging then starts
-    /// a page as soon as its own plane is idle. Default: `None` (not known).
+    /// With [`WritePlanes::Named`]: when the array of the plane the next host write of `lpn`
+    /// would go to is idle (timing mode). Default: `None`.
     fn next_write_free_at(&self, _lpn: Lpn) -> Option<Nanos> {
         None
     }

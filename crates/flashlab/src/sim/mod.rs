@@ -482,10 +482,8 @@ struct Measure {
     series: Series,
     read_lat: Histogram,
     write_lat: Histogram,
-    /// Timing mode: the read and write latencies of the series interval in progress.
-    interval_lat: Option<Box<(IntervalHistogram, IntervalHistogram)>>,
-    /// Timing mode: read and write latencies per request size class ([`SIZE_CLASSES`]).
-    by_size: Option<Box<[[Histogram; 2]; SIZE_CLASSES.len() + 1]>>,
+    /// Timing mode: the latencies of the series interval in progress and by request size.
+    timed: Option<Box<TimedLatencies>>,
     first_issue: Option<u64>,
     /// The latest issue (arrival, in an open-loop run) seen.
     last_issue: u64,
@@ -584,8 +582,7 @@ impl Measure {
             },
             read_lat: Histogram::default(),
             write_lat: Histogram::default(),
-            interval_lat: (cfg.sim.mode == Mode::Timing).then(Box::default),
-            by_size: (cfg.sim.mode == Mode::Timing).then(Box::default),
+            timed: (cfg.sim.mode == Mode::Timing).then(Box::default),
             first_issue: None,
             last_issue: 0,
             last_done: 0,
@@ -621,7 +618,7 @@ impl Measure {
 
     /// The latencies of the interval that ends now (timing mode), starting the next.
     fn take_interval(&mut self) -> Option<IntervalLatency> {
-        self.interval_lat.as_mut().map(|l| IntervalLatency { read: l.0.take(), write: l.1.take() })
+        self.timed.as_mut().map(|t| IntervalLatency { read: t.interval[0].take(), write: t.interval[1].take() })
     }
 
     /// Serve the workload: requests read in batches ([`Measure::read_batch`]); each one arrives
@@ -894,9 +891,8 @@ impl Measure {
                 h.read_pages += pages;
                 h.read_bytes += req.len;
                 self.read_lat.record(done - issue);
-                if let (Some(l), Some(b)) = (&mut self.interval_lat, &mut self.by_size) {
-                    l.0.record(done - issue);
-                    b[size_class(req.len)][0].record(done - issue);
+                if let Some(t) = &mut self.timed {
+                    t.record(0, req.len, done - issue);
                 }
             }
             Op::Write => {
@@ -904,9 +900,8 @@ impl Measure {
                 h.write_pages += pages;
                 h.write_bytes += req.len;
                 self.write_lat.record(done - issue);
-                if let (Some(l), Some(b)) = (&mut self.interval_lat, &mut self.by_size) {
-                    l.1.record(done - issue);
-                    b[size_class(req.len)][1].record(done - issue);
+                if let Some(t) = &mut self.timed {
+                    t.record(1, req.len, done - issue);
                 }
             }
             Op::Trim => {
@@ -1005,8 +1000,9 @@ impl Measure {
                 write: self.write_lat.summary(),
                 read_cdf: self.read_lat.cdf_us(),
                 write_cdf: self.write_lat.cdf_us(),
-                by_size: self.by_size.as_ref().map_or_else(Vec::new, |b| {
-                    b.iter()
+                by_size: self.timed.as_ref().map_or_else(Vec::new, |t| {
+                    t.by_size
+                        .iter()
                         .enumerate()
                         .filter(|(_, h)| h[0].count() + h[1].count() > 0)
                         .map(|(i, h)| SizeClassLatency {
@@ -1121,11 +1117,22 @@ pub fn check_trace(cfg: &Config, r: &Resolved) -> Result<(), Error> {
     Ok(())
 }
 
-/// The size class of a request of `len` bytes: the first of [`SIZE_CLASSES`] it fits, or the
-/// last class.
-#[inline]
-fn size_class(len: u64) -> usize {
-    SIZE_CLASSES.iter().position(|&max| len <= max).unwrap_or(SIZE_CLASSES.len())
+/// Timing mode's latencies beyond the run's totals, reads at index 0 and writes at 1: those of
+/// the series interval in progress, and by request size class ([`SIZE_CLASSES`], then larger).
+#[derive(Default)]
+struct TimedLatencies {
+    interval: [IntervalHistogram; 2],
+    by_size: [[Histogram; 2]; SIZE_CLASSES.len() + 1],
+}
+
+impl TimedLatencies {
+    /// A request of `len` bytes, a read (`op` 0) or a write (1), took `ns`.
+    #[inline]
+    fn record(&mut self, op: usize, len: u64, ns: u64) {
+        self.interval[op].record(ns);
+        let class = SIZE_CLASSES.iter().position(|&max| len <= max).unwrap_or(SIZE_CLASSES.len());
+        self.by_size[class][op].record(ns);
+    }
 }
 
 /// Fewest requests an open-loop run needs before its rates are judged.

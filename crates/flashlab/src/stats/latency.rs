@@ -48,6 +48,20 @@ fn bucket_mid(b: usize) -> u64 {
     bucket_low(b) + width / 2
 }
 
+/// Value at quantile `q` of `total` values in `buckets` ((bucket, count), ascending): the
+/// middle of its bucket, clamped to the smallest and largest value seen, ns.
+fn quantile_of(buckets: impl Iterator<Item = (usize, u64)>, total: u64, q: f64, min_ns: u64, max_ns: u64) -> u64 {
+    let rank = ((q * total as f64).ceil() as u64).clamp(1, total);
+    let mut seen = 0;
+    for (b, c) in buckets {
+        seen += c;
+        if seen >= rank {
+            return bucket_mid(b).clamp(min_ns, max_ns);
+        }
+    }
+    max_ns
+}
+
 /// Latency summary in µs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct LatencySummary {
@@ -99,15 +113,7 @@ impl Histogram {
         if self.total == 0 {
             return 0;
         }
-        let rank = ((q * self.total as f64).ceil() as u64).clamp(1, self.total);
-        let mut seen = 0;
-        for (b, &c) in self.counts.iter().enumerate() {
-            seen += c;
-            if seen >= rank {
-                return bucket_mid(b).clamp(self.min_ns, self.max_ns);
-            }
-        }
-        self.max_ns
+        quantile_of(self.counts.iter().copied().enumerate(), self.total, q, self.min_ns, self.max_ns)
     }
 
     /// Count, mean, p50, p90, p99, p99.9, p99.99 and max in µs (all 0 when empty).
@@ -237,15 +243,8 @@ impl Sparse {
         if total == 0 {
             return None;
         }
-        let rank = ((q * total as f64).ceil() as u64).clamp(1, total);
-        let mut seen = 0;
-        for &(b, c) in &self.buckets {
-            seen += c;
-            if seen >= rank {
-                return Some(bucket_mid(b as usize).clamp(self.min_ns, self.max_ns) as f64 / 1e3);
-            }
-        }
-        Some(self.max_ns as f64 / 1e3)
+        let buckets = self.buckets.iter().map(|&(b, c)| (b as usize, c));
+        Some(quantile_of(buckets, total, q, self.min_ns, self.max_ns) as f64 / 1e3)
     }
 
     /// Heap bytes held.

@@ -16,7 +16,9 @@ use super::gc;
 use super::maptable::{MapTable, Resident};
 use super::schedule::{self, GcSchedule, ScheduleContext};
 use super::streams::StreamTrack;
-use super::{Ftl, FtlCounters, FtlFastPath, FtlReports, FtlSpec, GcReport, MappingReport, ReadOutcome, Striping};
+use super::{
+    Ftl, FtlCounters, FtlFastPath, FtlReports, FtlSpec, GcReport, MappingReport, ReadOutcome, Striping, WritePlanes,
+};
 use crate::error::Error;
 use crate::nand::{Nand, NandCounters};
 use crate::units::{Lpn, Nanos, Ppn};
@@ -469,12 +471,18 @@ fn check_spare(spec: &FtlSpec, streams: usize, reserve: u32) -> Result<(), Error
 }
 
 impl<M: MapTable> Ftl for PageFtl<M> {
-    fn writes_to_idle_plane(&self) -> bool {
-        self.striping == Striping::Dynamic
+    fn write_planes(&self) -> WritePlanes {
+        if self.striping == Striping::Dynamic {
+            WritePlanes::IdleFirst
+        } else if self.segs.layout.pools == self.segs.layout.planes {
+            // With block segments a pool is a plane; a line's next page is not known here.
+            WritePlanes::Named
+        } else {
+            WritePlanes::Unknown
+        }
     }
     fn next_write_free_at(&self, Lpn(lpn): Lpn) -> Option<Nanos> {
-        // With block segments a pool is a plane; a line's next page is not known here.
-        if self.segs.layout.pools != self.segs.layout.planes {
+        if self.write_planes() != WritePlanes::Named {
             return None;
         }
         let plane = self.peek_pool(lpn)?;
