@@ -49,7 +49,7 @@ fn err_text<T>(r: Result<T, Error>) -> String {
 }
 
 fn req(time_ns: u64, op: Op, offset: u64, len: u64) -> Request {
-    Request { time_ns, op, offset, len }
+    Request { time_ns, op, offset, len, placement: None }
 }
 
 /// What one shipped file must give.
@@ -72,7 +72,7 @@ const fn ex(file: &'static str, format: &'static str, counts: [u64; 4], first: (
         reads,
         writes,
         trims,
-        first: Request { time_ns: 0, op: first.0, offset: first.1, len: first.2 },
+        first: Request { time_ns: 0, op: first.0, offset: first.1, len: first.2, placement: None },
     }
 }
 

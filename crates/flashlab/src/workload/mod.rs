@@ -34,6 +34,10 @@ pub struct Request {
     pub offset: u64,
     /// Length in bytes; always > 0.
     pub len: u64,
+    /// Placement identifier the write carries (an NVMe FDP placement handle or a stream id:
+    /// the trace's placement column, a generator's stream, or the host placement policy's
+    /// choice); `None`: the device's default handle. Ignored by reads and trims.
+    pub placement: Option<u16>,
 }
 
 /// A stream of requests. Streaming: implementations hold O(1) state, never a whole trace.

@@ -133,6 +133,7 @@ impl<P: Picker> Stream<P> {
             op,
             offset: self.start_bytes + at_units * self.align_bytes,
             len,
+            placement: None,
         };
         self.done_bytes += len;
         self.done_requests += 1;

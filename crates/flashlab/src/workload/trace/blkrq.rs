@@ -94,8 +94,8 @@ mod tests {
         assert_eq!(
             recs,
             [
-                Record { time_ns: 25_124_000, op: Op::Write, offset: 6_583_328_768, len: 4096, device: None },
-                Record { time_ns: 30_699_500, op: Op::Read, offset: 4_437_733_376, len: 512, device: None },
+                Record { time_ns: 25_124_000, op: Op::Write, offset: 6_583_328_768, len: 4096, device: None, placement: None },
+                Record { time_ns: 30_699_500, op: Op::Read, offset: 4_437_733_376, len: 512, device: None, placement: None },
             ]
         );
     }

@@ -82,7 +82,8 @@ mod tests {
                 op: Op::Write,
                 offset: 9_056_014_336,
                 len: 2048,
-                device: Some(0)
+                device: Some(0),
+                placement: None,
             }
         );
         let rec = parse("128166386567849449,hm,2,read,0,4096,3654").expect("valid").expect("a record");

@@ -179,10 +179,10 @@ mod tests {
     #[test]
     fn columns_in_any_order() {
         let recs = run("size, OP ,offset,time_us,device\n4096,W,0,1.5,3\n512,trim,512,2,4", false).expect("valid");
-        assert_eq!(recs[0], Record { time_ns: 1500, op: Op::Write, offset: 0, len: 4096, device: Some(3) });
+        assert_eq!(recs[0], Record { time_ns: 1500, op: Op::Write, offset: 0, len: 4096, device: Some(3), placement: None });
         assert_eq!((recs[1].op, recs[1].time_ns), (Op::Trim, 2000));
         let recs = run("op,offset,size\nr,0,1", false).expect("valid");
-        assert_eq!(recs[0], Record { time_ns: 0, op: Op::Read, offset: 0, len: 1, device: None });
+        assert_eq!(recs[0], Record { time_ns: 0, op: Op::Read, offset: 0, len: 1, device: None, placement: None });
     }
 
     #[test]

@@ -440,7 +440,7 @@ mod tests {
     #[test]
     fn accumulator_counts_everything() {
         let kept = |raw_ns, op, offset, len, device| Kept {
-            req: Request { time_ns: 0, op, offset, len },
+            req: Request { time_ns: 0, op, offset, len, placement: None },
             device: Some(device),
             raw_ns,
         };
@@ -467,14 +467,14 @@ mod tests {
     #[test]
     fn sequential_writes_follow_up_to_eight_interleaved_streams() {
         let w = |offset, len, device| Kept {
-            req: Request { time_ns: 0, op: Op::Write, offset, len },
+            req: Request { time_ns: 0, op: Op::Write, offset, len, placement: None },
             device: Some(device),
             raw_ns: 0,
         };
         let mut acc = Acc::new(4096);
         acc.add(&w(0, 4096, 0)); // first write: a jump
         acc.add(&Kept {
-            req: Request { time_ns: 0, op: Op::Read, offset: 4096, len: 512 },
+            req: Request { time_ns: 0, op: Op::Read, offset: 4096, len: 512, placement: None },
             device: Some(0),
             raw_ns: 0,
         });
@@ -495,7 +495,7 @@ mod tests {
     /// Jump bytes by distance to the nearest recent write end, and the quantile reading of it.
     #[test]
     fn jump_distances_are_bucketed_by_powers_of_two() {
-        let w = |offset, len| Kept { req: Request { time_ns: 0, op: Op::Write, offset, len }, device: None, raw_ns: 0 };
+        let w = |offset, len| Kept { req: Request { time_ns: 0, op: Op::Write, offset, len, placement: None }, device: None, raw_ns: 0 };
         let mut acc = Acc::new(4096);
         acc.add(&w(0, 4096)); // no earlier write: not in the histogram
         acc.add(&w(4196, 10)); // 100 B after the end at 4096

@@ -101,7 +101,8 @@ mod tests {
                 op: Op::Read,
                 offset: 899_056_122_368,
                 len: 131_072,
-                device: Some(0)
+                device: Some(0),
+                placement: None,
             }
         );
     }

@@ -75,7 +75,8 @@ mod tests {
                 op: Op::Write,
                 offset: 4_247_200 * 512,
                 len: 65_536,
-                device: Some(1058)
+                device: Some(1058),
+                placement: None,
             }
         );
     }
