@@ -44,6 +44,8 @@ pub struct Device {
     last_write: Option<Vec<u64>>,
     /// `host.out_of_range = "compact"`: host page numbers remapped block by block.
     remap: Option<BlockRemap>,
+    /// The FTL places writes by their placement identifier ([`Ftl::has_placement`]).
+    placed: bool,
 }
 
 /// Host blocks (of `ppb` pages) to device blocks, assigned in first-touch order.
@@ -140,6 +142,7 @@ impl Device {
     /// and the buffer's invariants after every page operation.
     pub fn new(buffer: Box<dyn WriteBuffer>, ftl: Box<dyn Ftl>, page_size: u64, verify: bool, check: bool) -> Self {
         let logical_pages = ftl.logical_pages();
+        let placed = ftl.has_placement();
         assert!(page_size.is_power_of_two(), "page size {page_size} is not a power of two");
         Device {
             buffer,
@@ -153,6 +156,7 @@ impl Device {
             writes: 0,
             last_write: None,
             remap: None,
+            placed,
         }
     }
 
@@ -242,7 +246,17 @@ impl Device {
     /// Write host page `lpn` (a new version) issued at `t`; returns when it is acknowledged.
     #[inline]
     pub fn write(&mut self, lpn: Lpn, t: Nanos) -> Result<Nanos, Error> {
+        self.write_placed(lpn, None, t)
+    }
+
+    /// [`Device::write`] of a write that carries placement identifier `id` (`None`: none),
+    /// which the FTL's placement (`ftl.placement`) uses; an FTL without placement ignores it.
+    #[inline]
+    pub fn write_placed(&mut self, lpn: Lpn, id: Option<u16>, t: Nanos) -> Result<Nanos, Error> {
         let lpn = self.device_page(lpn.0)?;
+        if self.placed {
+            self.ftl.set_placement(Lpn(lpn), id);
+        }
         let tag = self.take_tag();
         let done = self.buffer.write(Lpn(lpn), tag, t, self.ftl.as_mut())?;
         self.acknowledged(lpn, tag);
@@ -278,7 +292,8 @@ impl Device {
     pub fn write_through_untimed(&mut self, pages: &[u64], n: usize, t: Nanos) -> Result<bool, Error> {
         let written = &pages[..n];
         let tags_fit = self.next_tag as u64 + n as u64 <= u32::MAX as u64;
-        let plain = self.remap.is_none() && self.oracle.is_none() && !self.check && self.last_write.is_none();
+        let plain =
+            self.remap.is_none() && self.oracle.is_none() && !self.check && self.last_write.is_none() && !self.placed;
         if !plain || !tags_fit || written.iter().any(|&l| l >= self.logical_pages) {
             return Ok(false);
         }

@@ -151,8 +151,8 @@ pub struct SimSummary {
 /// is renamed, removed or changes meaning, or `series.csv`'s columns change (a reader may take
 /// them by position); adding a key to `results.json` alone does not. 2: `series.csv` gained the
 /// timing columns (`time_s`, `throughput_mib_s`, per-interval latency percentiles) and the
-/// latency summaries p90, p99.9 and p99.99.
-pub const SCHEMA_VERSION: u32 = 2;
+/// latency summaries p90, p99.9 and p99.99. 3: `placement`, per reclaim unit handle (FDP).
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// Everything `results.json` holds. Written with [`Results::to_json`] and read back with
 /// [`Results::from_json`] (the same layout: `schema_version` must match).
@@ -178,6 +178,9 @@ pub struct Results {
     pub gc: GcReport,
     /// Write classes and merges (block-level and hybrid mapping schemes only).
     pub hybrid: Option<crate::ftl::HybridReport>,
+    /// Per reclaim unit handle: host pages, GC moves, WAF, reclaim units (`ftl.placement`
+    /// only).
+    pub placement: Option<crate::ftl::placement::PlacementReport>,
     /// Flash programs / host page writes (null when there were none): the device's write
     /// amplification, write buffer included.
     pub waf: Option<f64>,

@@ -27,6 +27,7 @@ pub mod hybrid;
 pub mod mapcache;
 pub mod maptable;
 pub mod page;
+pub mod placement;
 pub mod schedule;
 mod streams;
 pub mod wadpm;
@@ -278,6 +279,13 @@ pub trait Ftl: FtlFastPath + FtlReports + Send + Sync + dyn_clone::DynClone {
     fn next_write_free_at(&self, _lpn: Lpn) -> Option<Nanos> {
         None
     }
+    /// The next host write of `lpn` carries placement identifier `id` (`None`: none). Only
+    /// called when [`Ftl::has_placement`].
+    fn set_placement(&mut self, _lpn: Lpn, _id: Option<u16>) {}
+    /// Does the FTL place host writes by their placement identifier (`ftl.placement`)?
+    fn has_placement(&self) -> bool {
+        false
+    }
     /// Physical page holding `lpn`'s current data, if it has one (tests compare mappings).
     fn mapped_ppn(&self, lpn: Lpn) -> Option<Ppn>;
     /// Logical pages exported to the host.
@@ -355,6 +363,10 @@ pub trait FtlReports {
     }
     /// Mapping-table caching, for schemes that keep only part of the table in RAM.
     fn mapping_report(&self) -> Option<MappingReport> {
+        None
+    }
+    /// Per reclaim unit handle: host pages, GC moves, reclaim units (`ftl.placement`).
+    fn placement_report(&self) -> Option<placement::PlacementReport> {
         None
     }
     /// Write classes and merges, for block-level and hybrid (log-block) schemes.
@@ -518,6 +530,10 @@ pub struct FtlConfig {
     #[serde(default)]
     #[schemars(with = "crate::registry::FreeTable")]
     pub mapping_params: toml::Table,
+    /// NVMe Flexible Data Placement: reclaim unit handles that a write's placement identifier
+    /// chooses (page-mapped schemes with a single-stream GC policy). Absent: no placement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement: Option<placement::PlacementConfig>,
 }
 
 fn d_mapping() -> String {
@@ -569,6 +585,7 @@ impl Default for FtlConfig {
             gc_schedule: None,
             gc_schedule_params: toml::Table::new(),
             mapping_params: toml::Table::new(),
+            placement: None,
         }
     }
 }
@@ -753,6 +770,15 @@ pub fn check(config: &FtlConfig, unit: GcUnit) -> Result<&'static MappingEntry, 
                 m.name
             ),
         ));
+    }
+    if let Some(p) = &config.placement {
+        if !m.caps.gc_policy {
+            return Err(Error::config(
+                "ftl.placement",
+                format!("mapping `{}` has no write streams; placement needs a page-mapped scheme", m.name),
+            ));
+        }
+        p.validate()?;
     }
     Ok(m)
 }

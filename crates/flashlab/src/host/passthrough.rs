@@ -26,7 +26,7 @@ impl HostLayer for Passthrough {
         for lpn in (first..=last).map(Lpn) {
             let d = match req.op {
                 Op::Read => dev.read(lpn, t)?,
-                Op::Write => dev.write(lpn, t)?,
+                Op::Write => dev.write_placed(lpn, req.placement, t)?,
                 Op::Trim => dev.trim(lpn, t)?,
             };
             done = done.max(d);

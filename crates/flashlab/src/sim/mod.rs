@@ -477,6 +477,7 @@ struct Measure {
     base_gc: GcReport,
     base_mapping: Option<MappingReport>,
     base_hybrid: Option<HybridReport>,
+    base_placement: Option<crate::ftl::placement::PlacementReport>,
     /// Device write clock at the start of the measured phase (for the frozen share).
     base_writes: u64,
     series: Series,
@@ -575,6 +576,7 @@ impl Measure {
             base_gc: dev.ftl.gc_report(),
             base_mapping: dev.ftl.mapping_report(),
             base_hybrid: dev.ftl.hybrid_report(),
+            base_placement: dev.ftl.placement_report(),
             base_writes: dev.writes(),
             series: match cfg.sim.interval_writes {
                 Some(step) => Series::fixed(step),
@@ -1031,6 +1033,10 @@ impl Measure {
             }),
             gc: dev.ftl.gc_report().minus(&self.base_gc),
             hybrid: match (dev.ftl.hybrid_report(), &self.base_hybrid) {
+                (Some(now), Some(base)) => Some(now.minus(base)),
+                (now, _) => now,
+            },
+            placement: match (dev.ftl.placement_report(), &self.base_placement) {
                 (Some(now), Some(base)) => Some(now.minus(base)),
                 (now, _) => now,
             },

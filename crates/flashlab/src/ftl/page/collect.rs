@@ -244,8 +244,16 @@ impl<M: MapTable> PageFtl<M> {
                 g.count[pool as usize] -= 1;
             }
         }
-        let view = self.segs.view(self.counters.host_writes);
-        let stream = self.gc.policy.gc_stream(&view, victim);
+        let stream = match &mut self.placement {
+            Some(p) => {
+                let from = self.segs.stream[victim as usize] as usize;
+                if self.segs.valid[victim as usize] > 0 {
+                    p.reallocated(from);
+                }
+                p.gc_stream(from)
+            }
+            None => self.gc.policy.gc_stream(&self.segs.view(self.counters.host_writes), victim),
+        };
         let mut done = t_ns;
         if self.nand.timing() {
             // Listed once (nothing a move does changes the victim's valid bits or OOB but the
@@ -330,6 +338,9 @@ impl<M: MapTable> PageFtl<M> {
                 }
                 self.l2p[lpn as usize] = dst + i as u32;
                 self.table.moved(lpn as u64);
+                if let Some(p) = &mut self.placement {
+                    p.moved(lpn as u64);
+                }
                 if into_cold {
                     self.streams.enter_cold(lpn as u64, self.counters.host_writes);
                 }
@@ -377,6 +388,9 @@ impl<M: MapTable> PageFtl<M> {
         self.place(lpn, dst);
         self.counters.gc_copies += 1;
         self.table.moved(lpn);
+        if let Some(p) = &mut self.placement {
+            p.moved(lpn);
+        }
         let from = self.segs.stream[victim as usize] as usize;
         self.streams.moved(from, stream, 1);
         if self.streams.enters_cold(from, stream) {

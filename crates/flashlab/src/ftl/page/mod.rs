@@ -14,6 +14,7 @@
 use super::alloc::Segments;
 use super::gc;
 use super::maptable::{MapTable, Resident};
+use super::placement::{Placement, PlacementReport};
 use super::schedule::{self, GcSchedule, ScheduleContext};
 use super::streams::StreamTrack;
 use super::{
@@ -52,6 +53,9 @@ pub struct PageFtl<M = Resident> {
     counters: FtlCounters,
     /// Copy flows, overwrites and the cold region, by write stream.
     streams: StreamTrack,
+    /// `ftl.placement`: each logical page's reclaim unit handle, which chooses its write
+    /// stream instead of the policy.
+    placement: Option<Placement>,
     /// What the table costs and whether it fixes placement: [`Resident`] for `page`; a
     /// cached table for DFTL and WADPM.
     table: M,
@@ -112,6 +116,9 @@ pub fn memory(spec: &FtlSpec, est: &mut crate::memory::Estimate) -> Result<(), E
     est.add("per-block state", 2 * vec_bytes::<u32>(layout.pages_per_segment as u64));
     (gc.caps.memory)(layout, &spec.config.gc_params, est);
     StreamTrack::memory(&shape, spec.logical_pages, est);
+    if spec.config.placement.is_some() {
+        Placement::memory(spec.logical_pages, est);
+    }
     Nand::memory(layout, spec.verify, spec.timing.is_some(), est);
     Ok(())
 }
@@ -121,7 +128,10 @@ pub fn memory(spec: &FtlSpec, est: &mut crate::memory::Estimate) -> Result<(), E
 fn policy_and_schedule(spec: &FtlSpec) -> Result<(&'static gc::GcEntry, gc::GcShape, Box<dyn GcSchedule>), Error> {
     let (layout, cfg) = (&spec.layout, spec.config);
     let entry = gc::GC_POLICIES.find(cfg.gc_name())?;
-    let shape = (entry.caps.shape)(layout, &cfg.gc_params)?;
+    let mut shape = (entry.caps.shape)(layout, &cfg.gc_params)?;
+    if let Some(p) = &cfg.placement {
+        shape = p.shape(&shape, entry.name)?;
+    }
     let ctx = ScheduleContext {
         segments_per_pool: layout.segments_per_pool(),
         pages_per_segment: layout.pages_per_segment,
@@ -166,6 +176,7 @@ impl<M: MapTable> PageFtl<M> {
             pool_valid_limit: (layout.segments_per_pool().saturating_sub(reserve + streams as u32 + 1) as u64)
                 * layout.pages_per_segment as u64,
             counters: FtlCounters::default(),
+            placement: cfg.placement.as_ref().map(|p| Placement::new(p, spec.logical_pages, streams)),
             streams: StreamTrack::new(shape, spec.logical_pages),
             table,
         })
@@ -208,7 +219,11 @@ impl<M: MapTable> PageFtl<M> {
         }
         match self.striping {
             Striping::Full => {
-                let start = self.cursor[self.gc.policy.host_stream(lpn)];
+                let stream = match &self.placement {
+                    Some(p) => p.handle(lpn),
+                    None => self.gc.policy.host_stream(lpn),
+                };
+                let start = self.cursor[stream];
                 let room = (0..pools)
                     .map(|i| if start + i >= pools { start + i - pools } else { start + i })
                     .find(|&q| self.pool_valid[q as usize] < self.pool_valid_limit);
@@ -270,7 +285,7 @@ impl<M: MapTable> PageFtl<M> {
     /// stream's frontier, the old copy invalidated, the program; returns its completion.
     #[inline(always)]
     fn write_page(&mut self, lpn: u64, tag: u32, t_ns: u64) -> Result<u64, Error> {
-        let stream = self.gc.policy.host_stream(lpn);
+        let stream = self.host_stream(lpn);
         let pool = self.pool_for(lpn, stream);
         let ppn = self.take_page(stream, pool, t_ns)?;
         let old = self.l2p[lpn as usize];
@@ -285,6 +300,15 @@ impl<M: MapTable> PageFtl<M> {
         let Nanos(done) = self.nand.program(Ppn(ppn), Lpn(lpn), tag, Nanos(t_ns));
         self.place(lpn, ppn);
         Ok(done)
+    }
+
+    /// The write stream of a host write of `lpn`: its placement handle, else the policy's.
+    #[inline(always)]
+    fn host_stream(&mut self, lpn: u64) -> usize {
+        match &mut self.placement {
+            Some(p) => p.host_stream(lpn),
+            None => self.gc.policy.host_stream(lpn),
+        }
     }
 
     /// A page to program on (stream, pool). When the stream needs a new segment outside GC, the
@@ -342,6 +366,9 @@ impl<M: MapTable> PageFtl<M> {
     /// `ppn`, just programmed, was the last page of its segment: seal it.
     fn seal(&mut self, ppn: u32) {
         let seg = self.segs.seal(ppn, self.counters.host_writes);
+        if let Some(p) = &mut self.placement {
+            p.filled(self.segs.stream[seg as usize] as usize);
+        }
         if let Some(g) = &mut self.gc.gate {
             if self.segs.valid[seg as usize] <= g.max_valid {
                 let pool = self.segs.layout.pool_of(seg);
@@ -383,7 +410,7 @@ impl<M: MapTable> PageFtl<M> {
         assert_eq!(self.counters.host_writes, 0, "a direct fill starts on a fresh device");
         let mut background = self.fill_background();
         for lpn in 0..n {
-            let stream = self.gc.policy.host_stream(lpn);
+            let stream = self.host_stream(lpn);
             let pool = self.pool_for(lpn, stream);
             let ppn = match self.segs.frontier_page(stream, pool) {
                 Some(ppn) => ppn,
@@ -518,6 +545,18 @@ impl<M: MapTable> Ftl for PageFtl<M> {
         }
         self.streams.trimmed(lpn);
         Ok(Nanos(t_ns))
+    }
+
+    #[inline]
+    fn set_placement(&mut self, Lpn(lpn): Lpn, id: Option<u16>) {
+        self.check_lpn(lpn);
+        if let Some(p) = &mut self.placement {
+            p.set(lpn, id);
+        }
+    }
+
+    fn has_placement(&self) -> bool {
+        self.placement.is_some()
     }
 
     fn mapped_ppn(&self, lpn: Lpn) -> Option<Ppn> {
@@ -710,6 +749,21 @@ impl<M: MapTable> FtlReports for PageFtl<M> {
 
     fn mapping_report(&self) -> Option<MappingReport> {
         self.table.report(self.l2p.len() as u64)
+    }
+
+    fn placement_report(&self) -> Option<PlacementReport> {
+        let p = self.placement.as_ref()?;
+        let n = self.streams.streams();
+        let (mut held, mut valid) = (vec![0; n], vec![0; n]);
+        let pps = self.segs.layout.pages_per_segment as u64;
+        for (seg, state) in self.segs.state.iter().enumerate() {
+            if *state != gc::SegState::Free {
+                let s = self.segs.stream[seg] as usize;
+                held[s] += pps;
+                valid[s] += self.segs.valid[seg] as u64;
+            }
+        }
+        Some(p.report(&held, &valid))
     }
 
     fn gc_report(&self) -> GcReport {

@@ -15,6 +15,7 @@
 
 pub mod hotcold;
 pub mod mixed;
+pub mod multi;
 pub mod oltp;
 pub mod params;
 pub mod sequential;
@@ -46,6 +47,7 @@ pub const GENERATORS: Registry<BuildFn> = Registry {
         Entry { name: "hotcold", about: "hot_access (0.8) of requests on the first hot_space (0.2)", params: crate::registry::schema_of::<hotcold::HotColdParams>, caps: (), build: hotcold::build },
         Entry { name: "tpcc-like", about: "OLTP page writes: database grows 10%→100%, 22.9× footprint, top 20% of pages ~90%", params: oltp::params, caps: (), build: oltp::build_tpcc },
         Entry { name: "linkbench-like", about: "as tpcc-like but update-heavy: 229× footprint, top 20% of pages ~80%", params: oltp::params, caps: (), build: oltp::build_linkbench },
+        Entry { name: "streams", about: "several generators side by side by byte share, each writing with its own placement identifier", params: crate::registry::schema_of::<multi::MultiParams>, caps: (), build: multi::build },
     ],
 };
 

@@ -1,0 +1,366 @@
+//! Host-directed placement in the device: NVMe Flexible Data Placement (FDP, TP4146, NVMe 2.1)
+//! reclaim unit handles, and the Streams directive as FDP's initially isolated case. One job:
+//! which write stream a host write and a GC move go to, and what happened per handle. The GC
+//! mechanism (`ftl/page/`) asks it for streams and tells it what it moved; nothing here moves
+//! a page.
+//!
+//! Model (one reclaim group, the whole device; a reclaim unit is one GC segment, a block or a
+//! line by `ftl.gc_unit`):
+//! - every host write carries a placement identifier, the index of a reclaim unit handle
+//!   (RUH); a write without one, or with one at or beyond `handles`, goes to `default_handle`
+//!   (the spec lets the controller pick a valid handle; an invalid identifier is counted, as
+//!   the "Invalid Placement Identifier" event 03h would log it);
+//! - each handle is a write stream with its own open reclaim unit per plane, so data written
+//!   through different handles never shares a reclaim unit when written;
+//! - `isolation = "persistent"` (RUH type 2, persistently isolated): GC moves a victim's valid
+//!   pages into a reclaim unit of the victim's own handle, so handles stay apart for good;
+//! - `isolation = "initial"` (RUH type 1, initially isolated): GC moves valid pages of every
+//!   handle into one shared GC stream, where handles mix — what the spec allows among
+//!   initially isolated handles of a reclaim group, and what the Streams directive leaves to
+//!   the device.
+//!
+//! The victim policy still chooses victims over all sealed segments of a plane, whichever
+//! handle filled them (the free pool is shared, as a reclaim group's reclaim units are): the
+//! policy must declare a single stream (`greedy`, `cost-benefit`, `fifo`, `random`,
+//! `d-choices`); a policy with streams of its own (2R, 2R++) is refused with placement.
+//!
+//! Memory: one byte per logical page (its handle) and O(handles).
+
+use serde::{Deserialize, Serialize};
+
+use super::gc::{GcShape, GcStream};
+use crate::error::Error;
+
+/// Most reclaim unit handles (streams are a byte per segment; FDP SSDs expose 8 to 128).
+pub const MAX_HANDLES: u16 = 128;
+
+/// Isolation type of the reclaim unit handles (NVMe FDP).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Isolation {
+    /// Initially isolated (type 1): handles are apart when written; GC moves every handle's
+    /// valid pages into one shared stream. Also the Streams directive's model.
+    Initial,
+    /// Persistently isolated (type 2): GC moves a handle's pages only into that handle's
+    /// reclaim units.
+    Persistent,
+}
+
+impl Isolation {
+    /// The name in configs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Isolation::Initial => "initial",
+            Isolation::Persistent => "persistent",
+        }
+    }
+}
+
+/// `[ftl.placement]`: NVMe FDP reclaim unit handles (page-mapped schemes). Absent: no
+/// placement; a write's placement identifier is then ignored (and counted).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlacementConfig {
+    /// Reclaim unit handles: placement identifiers 0 to `handles` − 1; 1 to 128.
+    pub handles: u16,
+    /// `persistent` (GC keeps each handle's data in its own reclaim units) or `initial` (GC
+    /// mixes handles in one shared stream; the Streams directive).
+    #[serde(default = "d_isolation")]
+    pub isolation: Isolation,
+    /// Handle of a write with no placement identifier or an invalid one.
+    #[serde(default)]
+    pub default_handle: u16,
+}
+
+fn d_isolation() -> Isolation {
+    Isolation::Persistent
+}
+
+impl PlacementConfig {
+    /// Refuse what no device could be: no handles, too many, a default beyond them.
+    pub fn validate(&self) -> Result<(), Error> {
+        if self.handles == 0 || self.handles > MAX_HANDLES {
+            return Err(Error::config(
+                "ftl.placement.handles",
+                format!("{} reclaim unit handles; 1 to {MAX_HANDLES}", self.handles),
+            ));
+        }
+        if self.default_handle >= self.handles {
+            return Err(Error::config(
+                "ftl.placement.default_handle",
+                format!("handle {} of {} (handles are 0 to {})", self.default_handle, self.handles, self.handles - 1),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The write streams and GC flows placement gives a single-stream policy: one stream per
+    /// handle, and with initial isolation a shared GC stream after them. `policy` is the
+    /// victim policy's own shape, refused unless it has one stream.
+    pub fn shape(&self, policy: &GcShape, policy_name: &str) -> Result<GcShape, Error> {
+        self.validate()?;
+        if policy.streams.len() != 1 {
+            return Err(Error::config(
+                "ftl.placement",
+                format!(
+                    "GC policy `{policy_name}` separates data into {} streams of its own; placement needs a single-stream policy (greedy, cost-benefit, fifo, random, d-choices)",
+                    policy.streams.len()
+                ),
+            ));
+        }
+        let h = self.handles as usize;
+        let mut streams: Vec<GcStream> = (0..h).map(|i| GcStream { name: HANDLE_NAMES[i], cold: false }).collect();
+        let flows = match self.isolation {
+            Isolation::Persistent => (0..h).map(|i| (i, i)).collect(),
+            Isolation::Initial => {
+                streams.push(GcStream { name: "gc", cold: false });
+                (0..=h).map(|i| (i, h)).collect()
+            }
+        };
+        Ok(GcShape { streams, flows })
+    }
+}
+
+/// Stream names of handles 0..128 in reports ("0", "1", …).
+static HANDLE_NAMES: [&str; MAX_HANDLES as usize] = {
+    const DIGITS: [&str; 128] = [
+        "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16", "17", "18", "19",
+        "20", "21", "22", "23", "24", "25", "26", "27", "28", "29", "30", "31", "32", "33", "34", "35", "36", "37",
+        "38", "39", "40", "41", "42", "43", "44", "45", "46", "47", "48", "49", "50", "51", "52", "53", "54", "55",
+        "56", "57", "58", "59", "60", "61", "62", "63", "64", "65", "66", "67", "68", "69", "70", "71", "72", "73",
+        "74", "75", "76", "77", "78", "79", "80", "81", "82", "83", "84", "85", "86", "87", "88", "89", "90", "91",
+        "92", "93", "94", "95", "96", "97", "98", "99", "100", "101", "102", "103", "104", "105", "106", "107", "108",
+        "109", "110", "111", "112", "113", "114", "115", "116", "117", "118", "119", "120", "121", "122", "123", "124",
+        "125", "126", "127",
+    ];
+    DIGITS
+};
+
+/// The FTL's placement state: each logical page's handle, and per handle what the host and GC
+/// did.
+#[derive(Clone)]
+pub(super) struct Placement {
+    isolation: Isolation,
+    handles: u16,
+    default_handle: u8,
+    /// Per logical page: the handle of its latest host write.
+    handle_of: Vec<u8>,
+    counts: PlacementCounts,
+}
+
+/// What happened per handle, since the device was built.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct PlacementCounts {
+    /// Per handle: host page writes placed through it.
+    pub host_pages: Vec<u64>,
+    /// Per handle: its pages GC moved (by the page's handle, wherever it was stored).
+    pub moved: Vec<u64>,
+    /// Per stream (handles, then the shared GC stream): reclaim units filled.
+    pub ru_filled: Vec<u64>,
+    /// Per stream: reclaim units GC reclaimed that still held valid data (moved, as the
+    /// "Media Reallocated" event reports).
+    pub ru_reallocated: Vec<u64>,
+    /// Host writes whose placement identifier named no handle (sent to the default).
+    pub invalid: u64,
+    /// Host writes that carried no placement identifier (sent to the default).
+    pub untagged: u64,
+}
+
+impl Placement {
+    pub(super) fn new(cfg: &PlacementConfig, logical_pages: u64, streams: usize) -> Self {
+        let h = cfg.handles as usize;
+        Placement {
+            isolation: cfg.isolation,
+            handles: cfg.handles,
+            default_handle: cfg.default_handle as u8,
+            handle_of: vec![cfg.default_handle as u8; logical_pages as usize],
+            counts: PlacementCounts {
+                host_pages: vec![0; h],
+                moved: vec![0; h],
+                ru_filled: vec![0; streams],
+                ru_reallocated: vec![0; streams],
+                invalid: 0,
+                untagged: 0,
+            },
+        }
+    }
+
+    /// What [`Placement::new`] allocates.
+    pub(super) fn memory(logical_pages: u64, est: &mut crate::memory::Estimate) {
+        est.add("placement handles", crate::memory::vec_bytes::<u8>(logical_pages));
+    }
+
+    /// The next host write of `lpn` carries placement identifier `id`.
+    #[inline]
+    pub(super) fn set(&mut self, lpn: u64, id: Option<u16>) {
+        let h = match id {
+            Some(i) if i < self.handles => i as u8,
+            Some(_) => {
+                self.counts.invalid += 1;
+                self.default_handle
+            }
+            None => {
+                self.counts.untagged += 1;
+                self.default_handle
+            }
+        };
+        self.handle_of[lpn as usize] = h;
+    }
+
+    /// The handle of `lpn`'s latest host write.
+    #[inline]
+    pub(super) fn handle(&self, lpn: u64) -> usize {
+        self.handle_of[lpn as usize] as usize
+    }
+
+    /// Stream of a host write of `lpn` (its handle), counted.
+    #[inline(always)]
+    pub(super) fn host_stream(&mut self, lpn: u64) -> usize {
+        let h = self.handle_of[lpn as usize] as usize;
+        self.counts.host_pages[h] += 1;
+        h
+    }
+
+    /// Stream for the valid pages of a victim filled by stream `victim_stream`.
+    #[inline]
+    pub(super) fn gc_stream(&self, victim_stream: usize) -> usize {
+        match self.isolation {
+            Isolation::Persistent => victim_stream,
+            Isolation::Initial => self.handles as usize,
+        }
+    }
+
+    /// GC moved `lpn`'s page.
+    #[inline]
+    pub(super) fn moved(&mut self, lpn: u64) {
+        self.counts.moved[self.handle_of[lpn as usize] as usize] += 1;
+    }
+
+    /// A reclaim unit of `stream` was filled.
+    pub(super) fn filled(&mut self, stream: usize) {
+        self.counts.ru_filled[stream] += 1;
+    }
+
+    /// A victim of `stream` holding valid pages is being reclaimed.
+    pub(super) fn reallocated(&mut self, stream: usize) {
+        self.counts.ru_reallocated[stream] += 1;
+    }
+
+    pub(super) fn handles(&self) -> usize {
+        self.handles as usize
+    }
+
+    /// The report: the counts, and per stream the reclaim units it holds now.
+    /// `held[s]` / `valid[s]`: pages of the open and sealed segments stream `s` filled, and
+    /// the valid pages in them.
+    pub(super) fn report(&self, held: &[u64], valid: &[u64]) -> PlacementReport {
+        let c = &self.counts;
+        let stream = |s: usize| StreamHoldings {
+            ru_filled: c.ru_filled[s],
+            ru_reallocated: c.ru_reallocated[s],
+            held_pages: held[s],
+            valid_pages: valid[s],
+        };
+        PlacementReport {
+            isolation: self.isolation,
+            handles: (0..self.handles())
+                .map(|h| HandleReport {
+                    handle: h as u16,
+                    host_pages: c.host_pages[h],
+                    gc_moves: c.moved[h],
+                    waf: waf(c.host_pages[h], c.moved[h]),
+                    stored: stream(h),
+                })
+                .collect(),
+            gc_stream: (self.isolation == Isolation::Initial).then(|| stream(self.handles())),
+            invalid_ids: c.invalid,
+            untagged_writes: c.untagged,
+        }
+    }
+}
+
+fn waf(host: u64, moved: u64) -> Option<f64> {
+    (host > 0).then(|| (host + moved) as f64 / host as f64)
+}
+
+/// `results.json` `placement`: what each reclaim unit handle wrote and GC moved (FDP).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct PlacementReport {
+    /// Isolation type of the handles.
+    pub isolation: Isolation,
+    /// Per handle, in order.
+    pub handles: Vec<HandleReport>,
+    /// With initial isolation, the shared stream GC moves every handle's pages into.
+    pub gc_stream: Option<StreamHoldings>,
+    /// Host page writes whose placement identifier named no handle (placed on the default
+    /// handle; FDP's "Invalid Placement Identifier" event).
+    pub invalid_ids: u64,
+    /// Host page writes without a placement identifier (placed on the default handle).
+    pub untagged_writes: u64,
+}
+
+/// One reclaim unit handle's line of [`PlacementReport`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct HandleReport {
+    /// The placement identifier.
+    pub handle: u16,
+    /// Host page writes placed through the handle.
+    pub host_pages: u64,
+    /// Pages of the handle's data GC moved (wherever they were stored).
+    pub gc_moves: u64,
+    /// (host pages + GC moves) / host pages: the handle's write amplification; null without
+    /// host writes.
+    pub waf: Option<f64>,
+    /// The reclaim units the handle's stream filled, reclaimed and holds.
+    pub stored: StreamHoldings,
+}
+
+/// A write stream's reclaim units: counts over the measured phase, holdings at its end.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct StreamHoldings {
+    /// Reclaim units the stream filled.
+    pub ru_filled: u64,
+    /// Reclaim units of the stream GC reclaimed while they held valid data, which it moved
+    /// (FDP's "Media Reallocated" event).
+    pub ru_reallocated: u64,
+    /// Pages of the reclaim units the stream holds at the end (open and filled): with
+    /// `valid_pages`, its effective over-provisioning `held / valid − 1`.
+    pub held_pages: u64,
+    /// Valid pages in those reclaim units at the end.
+    pub valid_pages: u64,
+}
+
+impl PlacementReport {
+    /// The counts since `base` (the holdings are this report's).
+    pub fn minus(&self, base: &PlacementReport) -> PlacementReport {
+        let sub = |a: &StreamHoldings, b: &StreamHoldings| StreamHoldings {
+            ru_filled: a.ru_filled - b.ru_filled,
+            ru_reallocated: a.ru_reallocated - b.ru_reallocated,
+            ..a.clone()
+        };
+        PlacementReport {
+            isolation: self.isolation,
+            handles: self
+                .handles
+                .iter()
+                .zip(&base.handles)
+                .map(|(a, b)| {
+                    let (host, moved) = (a.host_pages - b.host_pages, a.gc_moves - b.gc_moves);
+                    HandleReport {
+                        handle: a.handle,
+                        host_pages: host,
+                        gc_moves: moved,
+                        waf: waf(host, moved),
+                        stored: sub(&a.stored, &b.stored),
+                    }
+                })
+                .collect(),
+            gc_stream: match (&self.gc_stream, &base.gc_stream) {
+                (Some(a), Some(b)) => Some(sub(a, b)),
+                (a, _) => a.clone(),
+            },
+            invalid_ids: self.invalid_ids - base.invalid_ids,
+            untagged_writes: self.untagged_writes - base.untagged_writes,
+        }
+    }
+}
