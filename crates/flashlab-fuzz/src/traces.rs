@@ -4,7 +4,10 @@
 //!
 //! Samples (valid inputs the mutations start from): the test traces under
 //! `crates/flashlab/tests/data` (classified by `detect_format`), the first lines of every
-//! built-in trace, and [`EXTRA_SAMPLES`] for formats with neither; each cut to [`SAMPLE_BYTES`].
+//! built-in trace, [`EXTRA_SAMPLES`] for formats with neither, and [`PLACEMENT_SAMPLES`]; each cut
+//! to [`SAMPLE_BYTES`]. Placement columns: a share of `csv` cases gets a `placement` column and a
+//! share of `blkrq` cases a `# fields:` declaration with its columns ([`with_placement`]), with
+//! valid and invalid values and declarations.
 //! Mutations: bit flips, interesting bytes, truncation, splicing (from any sample, any format),
 //! numbers replaced by huge / negative / fractional ones, lines duplicated or dropped, a line
 //! longer than the reader's cap; then, sometimes, gzip / zstd / bzip2 compression and corruption
@@ -31,6 +34,35 @@ pub const SIMULATE_ONE_IN: u32 = 32;
 pub const EXTRA_SAMPLES: &[(&str, &[u8])] = &[
     ("spc", b"0,20941264,8192,W,0.551706\n0,20939840,8192,W,0.554041\n1,3436288,15872,r,1.250\n2,0,512,R,2.0\n"),
     ("tencent", b"1538323200,10240,16,1,1063\n1538323200,2048,8,0,1063\n1538323201,4096,32,1,7\n"),
+];
+
+/// Samples with placement columns, valid and not (a value too big, negative, not a number; a
+/// declaration naming an unknown field or missing a required one).
+pub const PLACEMENT_SAMPLES: &[(&str, &[u8])] = &[
+    ("csv", b"time_ns,op,offset,size,placement\n0,W,0,4096,0\n1,W,4096,4096,\n2,R,0,512,65535\n3,W,0,4096,65536\n"),
+    ("csv", b"placement,op,offset,size\n-1,W,0,4096\n"),
+    (
+        "blkrq",
+        b"# capture\n# fields: time_us op(R/W) offset_bytes length_bytes - placement\n1 W 0 4096 9 3\n2 R 0 512 9 0\n",
+    ),
+    ("blkrq", b"# fields: time_us op offset_bytes length_bytes placement\n1 W 0 4096 70000\n2 W 0 4096\n"),
+    ("blkrq", b"# fields: time_us op offset_bytes placement\n1 W 0 4096 1\n"),
+];
+
+/// Placement values written into columns: mostly valid, some not.
+const PLACEMENTS: &[&str] = &["0", "1", "7", "255", "65535", "65536", "-1", "x", "1.5", "4294967296", "0x10"];
+
+/// `# fields:` declarations, with the extra columns each record then gets (`P` a placement
+/// value, `-` a tag): valid ones, one without a placement, and invalid ones.
+const DECLARATIONS: &[(&str, &str)] = &[
+    ("# fields: time_us op offset_bytes length_bytes placement", "P"),
+    ("# fields: time_us op(R/W) offset_bytes length_bytes - placement", "-P"),
+    ("#FIELDS: Time_us OP offset_bytes length_bytes placement -", "P-"),
+    ("# fields: time_us op offset_bytes length_bytes -", "-"),
+    ("# fields: time_us op offset_bytes length_bytes stream", "P"),
+    ("# fields: time_us op offset_bytes placement", "P"),
+    ("# fields: time_us op offset_bytes length_bytes placement placement", "PP"),
+    ("# fields:", ""),
 ];
 
 /// A generated trace input and how it is read.
@@ -102,7 +134,7 @@ pub fn samples() -> &'static [(&'static str, Vec<u8>)] {
                 out.push((f.name, head(b.bytes, SAMPLE_BYTES)));
             }
         }
-        for (name, bytes) in EXTRA_SAMPLES {
+        for (name, bytes) in EXTRA_SAMPLES.iter().chain(PLACEMENT_SAMPLES) {
             if let Ok(f) = trace::find_format(name) {
                 out.push((f.name, bytes.to_vec()));
             }
@@ -121,6 +153,8 @@ const NUMBERS: &[&str] = &[
     "9223372036854775807",
     "4294967295",
     "4294967296",
+    "65535",
+    "65536",
     "99999999999999999999999999999",
     "1e308",
     "1e-308",
@@ -209,6 +243,57 @@ fn mutate(rng: &mut Rng, bytes: &mut Vec<u8>, steps: &mut Vec<&'static str>) {
     }
 }
 
+/// A placement column added to a text sample: `csv` gets a `placement` column, `blkrq` a
+/// `# fields:` line after its leading `#` lines (now and then left out, so the columns are
+/// ignored) and the declared columns on every record (now and then missing); other formats are
+/// left alone.
+pub fn with_placement(format: &str, rng: &mut Rng, bytes: &mut Vec<u8>, steps: &mut Vec<&'static str>) {
+    let (head, extra): (Option<&str>, &str) = match format {
+        "csv" => (None, "P"),
+        "blkrq" => {
+            let (decl, extra) = DECLARATIONS[rng.random_range(0..DECLARATIONS.len())];
+            (Some(decl), extra)
+        }
+        _ => return,
+    };
+    let text = std::mem::take(bytes);
+    let mut header = true;
+    for line in text.split(|&b| b == b'\n') {
+        let blank = line.iter().all(u8::is_ascii_whitespace);
+        let comment = line.first() == Some(&b'#');
+        if header && !blank && !(head.is_some() && comment) {
+            header = false;
+            match head {
+                None => {
+                    bytes.extend_from_slice(line);
+                    bytes.extend_from_slice(b",placement\n");
+                    continue;
+                }
+                Some(decl) if rng.random_bool(0.95) => bytes.extend_from_slice(format!("{decl}\n").as_bytes()),
+                Some(_) => {}
+            }
+        }
+        bytes.extend_from_slice(line);
+        if !blank && !comment && rng.random_bool(0.98) {
+            for column in extra.chars() {
+                let value = match column {
+                    'P' if rng.random_bool(0.9) => PLACEMENTS[rng.random_range(0..5)],
+                    'P' => PLACEMENTS[rng.random_range(0..PLACEMENTS.len())],
+                    _ => "17",
+                };
+                let sep = if head.is_some() { " " } else { "," };
+                // csv: an empty field (no placement) now and then.
+                let value = if head.is_none() && rng.random_bool(0.1) { "" } else { value };
+                bytes.extend_from_slice(format!("{sep}{value}").as_bytes());
+            }
+        }
+        bytes.push(b'\n');
+    }
+    // `split` yields one piece more than there are newlines: drop the one added after the last.
+    bytes.pop();
+    steps.push(if head.is_some() { "fields-decl" } else { "placement-column" });
+}
+
 fn compress(rng: &mut Rng, bytes: &[u8], steps: &mut Vec<&'static str>) -> Vec<u8> {
     let out = match rng.random_range(0..3) {
         0 => {
@@ -252,6 +337,9 @@ pub fn generate(format: &'static str, rng: &mut Rng) -> TraceCase {
         own[rng.random_range(0..own.len())].clone()
     };
     let mut steps = Vec::new();
+    if rng.random_bool(0.25) {
+        with_placement(format, rng, &mut bytes, &mut steps);
+    }
     if rng.random_bool(0.9) {
         for _ in 0..rng.random_range(1..=6) {
             mutate(rng, &mut bytes, &mut steps);
@@ -382,4 +470,53 @@ impl TraceCase {
 /// Formats with no sample (the coverage test holds this empty).
 pub fn formats_without_samples() -> Vec<&'static str> {
     FORMATS.iter().map(|f| f.name).filter(|n| !samples().iter().any(|(f, _)| f == n)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    /// What reading a placement case gave: requests with a placement, none, or which error.
+    fn outcome(format: &str, bytes: Vec<u8>) -> &'static str {
+        let mut o = TraceOptions::new("case");
+        o.format = Some(format.into());
+        let read = trace::open_stream(Box::new(std::io::Cursor::new(bytes)), &o).and_then(|mut w| {
+            let mut any = false;
+            while let Some(r) = w.next_request()? {
+                any |= r.placement.is_some();
+            }
+            Ok(any)
+        });
+        match read {
+            Ok(true) => "placement",
+            Ok(false) => "none",
+            Err(e) if e.to_string().contains("field `placement`") => "bad value",
+            Err(e) if e.to_string().contains("`# fields:` declaration") => "bad declaration",
+            Err(e) if e.to_string().contains("as the `# fields:` line") => "missing column",
+            Err(e) if e.to_string().contains("(as in the header)") => "missing column",
+            Err(e) => panic!("{format}: unexpected error {e}"),
+        }
+    }
+
+    /// The placement generator reaches every side: requests with a placement, requests
+    /// without, a bad value, a bad declaration and a missing declared column.
+    #[test]
+    fn placement_cases_reach_values_and_errors() {
+        let mut seen = std::collections::BTreeSet::new();
+        let samples: [(&str, &[u8]); 2] =
+            [("csv", b"op,offset,size\nW,0,4096\nR,0,512\n"), ("blkrq", b"# c\n1 W 0 4096\n2 R 0 512\n")];
+        for (format, sample) in samples {
+            for seed in 0..400 {
+                let mut bytes = sample.to_vec();
+                with_placement(format, &mut Rng::seed_from_u64(seed), &mut bytes, &mut Vec::new());
+                seen.insert((format, outcome(format, bytes)));
+            }
+        }
+        let csv = ["placement", "none", "bad value", "missing column"].map(|o| ("csv", o));
+        let blkrq = ["placement", "none", "bad value", "bad declaration", "missing column"].map(|o| ("blkrq", o));
+        for want in csv.iter().chain(&blkrq) {
+            assert!(seen.contains(want), "{want:?} never generated: {seen:?}");
+        }
+    }
 }

@@ -123,6 +123,24 @@ const EXCERPTS: &[Expect] = &[
     ex("handmade/job-v2.iolog", "fio", [5, 1, 3, 1], (Op::Write, 0, 4096)),
     ex("handmade/job-v3.iolog", "fio", [5, 1, 3, 1], (Op::Write, 0, 4096)),
     ex("handmade/plain.csv", "csv", [5, 2, 2, 1], (Op::Write, 0, 4096)),
+    Expect {
+        file: "handmade/placement.csv",
+        format: "csv",
+        records: 6,
+        reads: 1,
+        writes: 4,
+        trims: 1,
+        first: Request { time_ns: 0, op: Op::Write, offset: 0, len: 4096, placement: Some(1) },
+    },
+    Expect {
+        file: "handmade/placement.blk.txt",
+        format: "blkrq",
+        records: 4,
+        reads: 1,
+        writes: 3,
+        trims: 0,
+        first: Request { time_ns: 0, op: Op::Write, offset: 8192, len: 4096, placement: Some(2) },
+    },
     ex("handmade/msr-cambridge1-sample.csv.zst", "msr", [200, 1, 199, 0], (Op::Write, 9_056_014_336, 2048)),
 ];
 
@@ -256,6 +274,42 @@ fn malformed_lines_name_file_line_and_field() {
         ("zero.blk.txt", "blkrq", "# capture\n1 W 0 4096\n2 W 512 0\n", ":3: field `length_bytes`"),
         ("hex.blk.txt", "blkrq", "# capture\n1 W 0x10 4096\n", ":2: field `offset_bytes`"),
         (
+            "neg.placement.csv",
+            "csv",
+            "op,offset,size,placement\nW,0,4096,1\nW,0,4096,-1\n",
+            ":3: field `placement`: `-1` is not a placement identifier (an integer from 0 to 65535)",
+        ),
+        (
+            "big.placement.csv",
+            "csv",
+            "op,offset,size,placement\nW,0,4096,65536\n",
+            ":2: field `placement`: 65536 is more than 65535",
+        ),
+        (
+            "bad.placement.blk.txt",
+            "blkrq",
+            "# fields: time_us op offset_bytes length_bytes placement\n1 W 0 4096 1\n2 W 0 4096 x\n",
+            ":3: field `placement`: `x` is not a placement identifier",
+        ),
+        (
+            "short.placement.blk.txt",
+            "blkrq",
+            "# fields: time_us op offset_bytes length_bytes placement\n1 W 0 4096\n",
+            ":2: expected at least 5 space-separated fields (as the `# fields:` line 1 declares), found 4",
+        ),
+        (
+            "decl.blk.txt",
+            "blkrq",
+            "# capture\n# fields: time_us op offset_bytes length_bytes stream_id\n1 W 0 4096 1\n",
+            ":2: `# fields:` declaration: unknown field `stream_id`",
+        ),
+        (
+            "decl4.blk.txt",
+            "blkrq",
+            "# fields: time_us offset_bytes length_bytes placement\n1 W 0 4096 1\n",
+            ":1: `# fields:` declaration: the first four columns must be",
+        ),
+        (
             "cut.systor",
             "systor",
             "Timestamp,Response,IOType,LUN,Offset,Size\n1.0,0.1,R,0,0,512\n1.0,0.1,R,0",
@@ -353,6 +407,40 @@ fn blkrq_fifth_column_replays_as_the_four_column_copy() {
         v
     };
     assert_eq!(strip(&r5), strip(&r4));
+}
+
+/// A placement column reaches the requests through the public reader (file, detected format;
+/// and a stream): csv's `placement` column, empty fields meaning none; blkrq's column declared by
+/// a `# fields:` line, and without that line the same column is ignored.
+#[test]
+fn placement_columns_reach_the_requests() {
+    let placements = |reqs: &[Request]| reqs.iter().map(|r| r.placement).collect::<Vec<_>>();
+    let csv = read_all(&opts(data("handmade/placement.csv"), None)).expect("csv");
+    assert_eq!(placements(&csv), [Some(1), None, None, Some(65_535), None, Some(0)]);
+    assert_eq!(csv[3], Request { time_ns: 10_000, op: Op::Write, offset: 12_288, len: 4096, placement: Some(65_535) });
+    let text = std::fs::read(data("handmade/placement.csv")).expect("shipped");
+    let mut w = open_stream(Box::new(std::io::Cursor::new(text)), &opts(PathBuf::from("mem.csv"), Some("csv")))
+        .expect("a stream");
+    let mut streamed = Vec::new();
+    while let Some(r) = w.next_request().expect("valid") {
+        streamed.push(r);
+    }
+    assert_eq!(streamed, csv, "a stream reads as the file does");
+
+    let blk = read_all(&opts(data("handmade/placement.blk.txt"), None)).expect("blkrq");
+    assert_eq!(placements(&blk), [Some(2), Some(0), Some(0), Some(65_535)]);
+    assert_eq!(blk[1], Request { time_ns: 50_500, op: Op::Write, offset: 1_048_576, len: 16_384, placement: Some(0) });
+    // The same capture without its `# fields:` line: the columns after the fourth are ignored.
+    let shipped = std::fs::read_to_string(data("handmade/placement.blk.txt")).expect("shipped");
+    let undeclared: String =
+        shipped.lines().filter(|l| !l.starts_with("# fields:")).map(|l| format!("{l}\n")).collect();
+    let path = scratch("undeclared.blk.txt");
+    std::fs::write(&path, undeclared).expect("write temp");
+    assert_eq!(detect_format(&path).expect("detect"), "blkrq");
+    let plain = read_all(&opts(path, None)).expect("undeclared");
+    assert_eq!(placements(&plain), [None; 4]);
+    let strip = |reqs: &[Request]| reqs.iter().map(|r| Request { placement: None, ..*r }).collect::<Vec<_>>();
+    assert_eq!(plain, strip(&blk), "the same requests but for their placement");
 }
 
 #[test]
@@ -711,11 +799,11 @@ fn sample(format: &str) -> Vec<u8> {
         "fio" => "fio version 2 iolog\n/dev/sdb add\n/dev/sdb write 0 4096\n/dev/sdb wait 100 0\n/dev/sdb read 4096 512\n",
         "disksim" => "0.000 5 174224064 16 1\n0.221 5 162947904 16 0\n",
         "mqsim" | "ssdsim" => "938513000 4 264719034 16 0\n938828000 3 197570570 16 1\n",
-        "csv" => "time_us,op,offset,size,device\n0,W,0,4096,0\n15.5,R,0,8192,1\n",
+        "csv" => "time_us,op,offset,size,device,placement\n0,W,0,4096,0,3\n15.5,R,0,8192,1,\n",
         "cloudphysics" => "version,time,op,size,lbn\n1,5633898,2a,512,42932745\n1,5633899,28,4096,8\n",
         "systor" => "Timestamp,Response,IOType,LUN,Offset,Size\n1456095145.133076000,0.000806000,R,0,899056122368,131072\n",
         "tencent" => "1538323200,4247200,128,1,1058\n1538323199,13896880,128,0,1063\n",
-        "blkrq" => "# capture header | run_start=5\n25124 W 6583328768 4096\n30699 R 4437733376 512\n",
+        "blkrq" => "# capture header | run_start=5\n# fields: time_us op offset_bytes length_bytes - placement\n25124 W 6583328768 4096 7 2\n30699 R 4437733376 512 8 0\n",
         "vscsi" => return vscsi_sample(),
         other => panic!("add a fuzz sample for trace format `{other}`"),
     };

@@ -163,7 +163,14 @@ mod tests {
         let rec = parse(DISKSIM, None, "0.221 5 162947904 16 1").expect("ok").expect("rec");
         assert_eq!(
             rec,
-            Record { time_ns: 221_000, op: Op::Read, offset: 162_947_904 * 512, len: 8192, device: Some(5), placement: None }
+            Record {
+                time_ns: 221_000,
+                op: Op::Read,
+                offset: 162_947_904 * 512,
+                len: 8192,
+                device: Some(5),
+                placement: None
+            }
         );
         let rec = parse(DISKSIM, None, "1 0 0 1 a").expect("ok").expect("rec");
         assert_eq!(rec.op, Op::Write, "flags 0xa has bit 0 clear");

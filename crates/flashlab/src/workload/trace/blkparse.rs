@@ -155,7 +155,17 @@ mod tests {
     fn dispatch_events_become_requests() {
         let rec =
             parse("  8,0    3        1     0.000000000   697  D   W 223490 + 8 [kjournald]").expect("ok").expect("rec");
-        assert_eq!(rec, Record { time_ns: 0, op: Op::Write, offset: 223_490 * 512, len: 4096, device: Some(8 << 20), placement: None });
+        assert_eq!(
+            rec,
+            Record {
+                time_ns: 0,
+                op: Op::Write,
+                offset: 223_490 * 512,
+                len: 4096,
+                device: Some(8 << 20),
+                placement: None
+            }
+        );
         let rec = parse("8,16 0 5 1.500000001 12 D RA 100 + 16 [cat]").expect("ok").expect("rec");
         assert_eq!((rec.op, rec.time_ns, rec.device), (Op::Read, 1_500_000_001, Some((8 << 20) | 16)));
         let rec = parse("259,0 1 2 0.1 1 D DS 0 + 2048 [fstrim]").expect("ok").expect("rec");

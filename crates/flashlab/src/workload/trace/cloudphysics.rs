@@ -94,7 +94,14 @@ mod tests {
         assert_eq!(recs.len(), 2);
         assert_eq!(
             recs[0],
-            Record { time_ns: 5_633_898_000_000_000, op: Op::Write, offset: 42_932_745 * 512, len: 512, device: None, placement: None }
+            Record {
+                time_ns: 5_633_898_000_000_000,
+                op: Op::Write,
+                offset: 42_932_745 * 512,
+                len: 512,
+                device: None,
+                placement: None
+            }
         );
         assert_eq!((recs[1].op, recs[1].offset), (Op::Read, 4096));
     }

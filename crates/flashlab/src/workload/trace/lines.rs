@@ -194,6 +194,23 @@ impl Ctx<'_> {
         parse_u64(trim(s)).ok_or_else(|| self.err(field, not_uint(s)))
     }
 
+    /// A placement identifier (an NVMe FDP placement handle or a stream id): a decimal integer
+    /// from 0 to 65535.
+    pub(crate) fn placement(&self, field: &str, s: &[u8]) -> Result<u16, Error> {
+        let t = trim(s);
+        if t.is_empty() {
+            return Err(self.err(field, "empty field where a placement identifier (0 to 65535) was expected"));
+        }
+        match parse_u64(t) {
+            Some(v) => u16::try_from(v)
+                .map_err(|_| self.err(field, format!("{v} is more than 65535, the largest placement identifier"))),
+            None => {
+                Err(self
+                    .err(field, format!("`{}` is not a placement identifier (an integer from 0 to 65535)", show(s))))
+            }
+        }
+    }
+
     /// A hexadecimal integer, with or without `0x`.
     pub(crate) fn hex(&self, field: &str, s: &[u8]) -> Result<u64, Error> {
         let t = trim(s);
@@ -441,5 +458,23 @@ mod tests {
         assert_eq!(msg, "f.csv:7: expected 3 comma-separated fields, found 2");
         assert!(at.record(0, Op::Read, (u64::MAX, 1), "size", None).is_err());
         assert!(at.record(0, Op::Read, (0, 0), "size", None).is_err());
+    }
+
+    #[test]
+    fn placement_is_0_to_65535() {
+        let at = Ctx { file: "f.csv", line: 7 };
+        assert_eq!(at.placement("placement", b" 0 ").ok(), Some(0));
+        assert_eq!(at.placement("placement", b"65535").ok(), Some(u16::MAX));
+        for (bad, want) in [
+            (&b"65536"[..], "65536 is more than 65535"),
+            (b"18446744073709551616", "is not a placement identifier"),
+            (b"-1", "`-1` is not a placement identifier"),
+            (b"1.5", "`1.5` is not"),
+            (b"0x10", "`0x10` is not"),
+            (b"", "empty field"),
+        ] {
+            let msg = at.placement("placement", bad).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(msg.starts_with("f.csv:7: field `placement`: ") && msg.contains(want), "{}: {msg}", show(bad));
+        }
     }
 }

@@ -7,14 +7,19 @@
 //! - at most one time column: `time_ns`, `time_us`, `time_ms` or `time_s` (decimal allowed);
 //!   without one, every request is at time 0.
 //! - `device` (optional): integer; the `device` filter needs this column.
+//! - `placement` (optional): the request's placement identifier (an NVMe FDP placement handle or
+//!   a stream id), an integer from 0 to 65535; an empty field means none (the device's default
+//!   handle), so a trace may tag only some writes. Reads and trims may carry one too; the
+//!   device ignores it for them. Anything else (negative, above 65535, not an integer) is an
+//!   error naming the line and the field.
 //!
 //! Fields are separated by commas with no quoting; spaces around a field are ignored. Any other
 //! column name, a repeated column, or a line with a different number of fields than the header is
 //! an error. Example:
 //! ```text
-//! time_us,op,offset,size,device
-//! 0,W,0,4096,0
-//! 15.5,R,8192,16384,1
+//! time_us,op,offset,size,device,placement
+//! 0,W,0,4096,0,3
+//! 15.5,R,8192,16384,1,
 //! ```
 
 use super::input::Input;
@@ -27,7 +32,7 @@ use crate::workload::Op;
 /// The registry line.
 pub(crate) const FORMAT: FormatEntry = Entry {
     name: "csv",
-    about: "flashlab plain CSV with a header: op(R/W/T),offset(B),size(B)[,time_ns|time_us|time_ms|time_s][,device]",
+    about: "flashlab plain CSV with a header: op(R/W/T),offset(B),size(B)[,time_ns|time_us|time_ms|time_s][,device][,placement(0-65535)]",
     params: crate::registry::no_params,
     caps: FormatCaps { device_column: Some("device"), time_unit_override: false, detect: Detect::Sniff(sniff_csv) },
     build: Opener(open),
@@ -37,16 +42,16 @@ pub(crate) const FORMAT: FormatEntry = Entry {
 /// offset and size.
 fn sniff_csv(s: &Sample) -> bool {
     let line = trim(s.first());
-    let names = ["op", "offset", "size", "time_ns", "time_us", "time_ms", "time_s", "device"];
+    let names = ["op", "offset", "size", "time_ns", "time_us", "time_ms", "time_s", "device", "placement"];
     let all_known = line.split(|&b| b == b',').all(|n| names.iter().any(|k| is(n, k)));
     let has = |k: &str| line.split(|&b| b == b',').any(|n| is(n, k));
     all_known && has("op") && has("offset") && has("size")
 }
 
-/// Most columns a header may name (op, offset, size, one time column, device).
-const MAX_COLUMNS: usize = 5;
+/// Most columns a header may name (op, offset, size, one time column, device, placement).
+const MAX_COLUMNS: usize = 6;
 
-const NAMES: &str = "op, offset, size, time_ns, time_us, time_ms, time_s, device";
+const NAMES: &str = "op, offset, size, time_ns, time_us, time_ms, time_s, device, placement";
 
 fn open(input: Input, settings: &Settings) -> Result<Box<dyn Source>, Error> {
     Ok(LineSource::boxed(input, PlainCsv { columns: None, filter: settings.device.is_some() }))
@@ -61,6 +66,7 @@ enum Col {
     /// A time column in units of this many ns.
     Time(u64),
     Device,
+    Placement,
 }
 
 impl Col {
@@ -74,6 +80,7 @@ impl Col {
             ("time_ms", Col::Time(1_000_000)),
             ("time_s", Col::Time(1_000_000_000)),
             ("device", Col::Device),
+            ("placement", Col::Placement),
         ];
         cols.into_iter().find(|(n, _)| is(name, n)).map(|(_, c)| c)
     }
@@ -147,7 +154,7 @@ impl LineFormat for PlainCsv {
         if count != n {
             return Err(at.err_line(format!("expected {n} comma-separated fields (as in the header), found {count}")));
         }
-        let (mut op, mut offset, mut len, mut time_ns, mut device) = (Op::Read, 0, 0, 0, None);
+        let (mut op, mut offset, mut len, mut time_ns, mut device, mut placement) = (Op::Read, 0, 0, 0, None, None);
         for (col, field) in cols[..n].iter().zip(fields) {
             match *col {
                 Col::Op => op = parse_op(field, at)?,
@@ -155,9 +162,13 @@ impl LineFormat for PlainCsv {
                 Col::Size => len = at.uint("size", field)?,
                 Col::Time(unit) => time_ns = at.time("time", field, unit)?,
                 Col::Device => device = Some(at.uint("device", field)?),
+                // An empty field: no placement for this request.
+                Col::Placement if trim(field).is_empty() => placement = None,
+                Col::Placement => placement = Some(at.placement("placement", field)?),
             }
         }
-        at.record(time_ns, op, (offset, len), "size", device).map(Some)
+        let rec = at.record(time_ns, op, (offset, len), "size", device)?;
+        Ok(Some(Record { placement, ..rec }))
     }
 
     fn finish(&mut self, at: &Ctx) -> Result<(), Error> {
@@ -179,7 +190,10 @@ mod tests {
     #[test]
     fn columns_in_any_order() {
         let recs = run("size, OP ,offset,time_us,device\n4096,W,0,1.5,3\n512,trim,512,2,4", false).expect("valid");
-        assert_eq!(recs[0], Record { time_ns: 1500, op: Op::Write, offset: 0, len: 4096, device: Some(3), placement: None });
+        assert_eq!(
+            recs[0],
+            Record { time_ns: 1500, op: Op::Write, offset: 0, len: 4096, device: Some(3), placement: None }
+        );
         assert_eq!((recs[1].op, recs[1].time_ns), (Op::Trim, 2000));
         let recs = run("op,offset,size\nr,0,1", false).expect("valid");
         assert_eq!(recs[0], Record { time_ns: 0, op: Op::Read, offset: 0, len: 1, device: None, placement: None });
@@ -195,10 +209,46 @@ mod tests {
             ("op,offset,size\nW,0", false, "expected 3"),
             ("op,offset,size\nX,0,1", false, "field `op`"),
             ("op,offset,size\nW,0,0", false, "field `size`"),
+            ("op,offset,size,placement,PLACEMENT\n", false, "repeats"),
+            ("op,offset,size,placement\nW,0,1,1\nW,0,1", false, "t.csv:3: expected 4"),
             ("", false, "empty file"),
         ] {
             let msg = run(text, filter).err().map(|e| e.to_string()).unwrap_or_default();
             assert!(msg.contains("t.csv:") && msg.contains(want), "{text}: {msg}");
+        }
+    }
+
+    #[test]
+    fn placement_column_is_optional_and_may_be_empty() {
+        let text = "op,offset,size,Placement\nW,0,4096,7\nW,4096,4096,\nW,8192,4096, 65535 \nR,0,512,0\n";
+        let recs = run(text, false).expect("valid");
+        let got: Vec<Option<u16>> = recs.iter().map(|r| r.placement).collect();
+        assert_eq!(got, [Some(7), None, Some(u16::MAX), Some(0)]);
+        assert_eq!(
+            recs[0],
+            Record { time_ns: 0, op: Op::Write, offset: 0, len: 4096, device: None, placement: Some(7) }
+        );
+        let lines: Vec<Vec<u8>> = text.lines().map(|l| l.as_bytes().to_vec()).collect();
+        assert!(sniff_csv(&Sample { lines: &lines, ext: "csv" }), "a placement column is still csv");
+        let all = run("placement,device,time_ns,size,offset,op\n1,2,3,4,5,w", false).expect("every column");
+        assert_eq!(
+            all[0],
+            Record { time_ns: 3, op: Op::Write, offset: 5, len: 4, device: Some(2), placement: Some(1) }
+        );
+    }
+
+    #[test]
+    fn bad_placement_names_file_line_and_field() {
+        for (value, want) in [
+            ("-1", "`-1` is not a placement identifier"),
+            ("65536", "65536 is more than 65535"),
+            ("99999999999999999999999", "is not a placement identifier"),
+            ("x", "`x` is not a placement identifier"),
+            ("1.0", "`1.0` is not"),
+        ] {
+            let text = format!("op,offset,size,placement\nW,0,4096,1\nW,0,4096,{value}\n");
+            let msg = run(&text, false).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(msg.starts_with("t.csv:3: field `placement`: ") && msg.contains(want), "{value}: {msg}");
         }
     }
 }

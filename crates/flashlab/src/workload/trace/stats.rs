@@ -495,7 +495,11 @@ mod tests {
     /// Jump bytes by distance to the nearest recent write end, and the quantile reading of it.
     #[test]
     fn jump_distances_are_bucketed_by_powers_of_two() {
-        let w = |offset, len| Kept { req: Request { time_ns: 0, op: Op::Write, offset, len, placement: None }, device: None, raw_ns: 0 };
+        let w = |offset, len| Kept {
+            req: Request { time_ns: 0, op: Op::Write, offset, len, placement: None },
+            device: None,
+            raw_ns: 0,
+        };
         let mut acc = Acc::new(4096);
         acc.add(&w(0, 4096)); // no earlier write: not in the histogram
         acc.add(&w(4196, 10)); // 100 B after the end at 4096

@@ -155,7 +155,14 @@ mod tests {
         assert_eq!(recs.len(), 2);
         assert_eq!(
             recs[0],
-            Record { time_ns: 5_633_898_368_802_000, op: Op::Write, offset: 42_932_745 * 512, len: 512, device: None, placement: None }
+            Record {
+                time_ns: 5_633_898_368_802_000,
+                op: Op::Write,
+                offset: 42_932_745 * 512,
+                len: 512,
+                device: None,
+                placement: None
+            }
         );
         assert_eq!(recs[1].op, Op::Read);
     }

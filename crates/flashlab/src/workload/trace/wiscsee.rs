@@ -77,7 +77,10 @@ mod tests {
     #[test]
     fn dispatch_lines_are_requests() {
         let rec = parse("35181 D read 136327168 4096 0.000003021 3.021e-06 False").expect("ok").expect("rec");
-        assert_eq!(rec, Record { time_ns: 3021, op: Op::Read, offset: 136_327_168, len: 4096, device: None, placement: None });
+        assert_eq!(
+            rec,
+            Record { time_ns: 3021, op: Op::Read, offset: 136_327_168, len: 4096, device: None, placement: None }
+        );
         let rec = parse("1386 D discard 136314880 4096 0.439239477 4.43e-06 False").expect("ok").expect("rec");
         assert_eq!(rec.op, Op::Trim);
         assert_eq!(parse("0 C read 299008 4096 0.000122793 0.000122793 False").expect("ok"), None);
