@@ -40,12 +40,20 @@ pub fn dry_run(plan: sim::Plan, out: &Path, force: bool) -> Result<()> {
     emit(format!(
         "ftl          {} mapping, {}, buffer {}",
         cfg.ftl.mapping,
-        match &cfg.ftl.gc {
-            Some(gc) => format!("{gc} GC, {} schedule", cfg.ftl.schedule_name()),
-            None => "merges (no GC policy)".into(),
-        },
+        flashlab::results::gc_words(cfg, true),
         cfg.buffer.policy
     ));
+    if let Some(words) = flashlab::results::host_layer_words(cfg) {
+        emit(format!("host layer   {words}"));
+    }
+    if let Some(p) = &cfg.ftl.placement {
+        emit(format!(
+            "placement    {} reclaim unit handles, {} isolation, default handle {}",
+            p.handles,
+            p.isolation.name(),
+            p.default_handle
+        ));
+    }
     let mode = serde_json::to_value(cfg.sim.mode)?;
     emit(format!(
         "workload     {}; {} mode, seed {}",

@@ -567,7 +567,57 @@ impl Config {
         // The FTL's own parameters and the spare space they need, checked as its constructor
         // would, nothing allocated (the memory limit is the run plan's: `sim::Plan`).
         crate::ftl::memory(&self.ftl_spec(&resolved), &mut crate::memory::Estimate::default())?;
+        self.check_zoned()?;
+        crate::host::memory(&self.host, &self.host_context(&resolved), &mut crate::memory::Estimate::default())?;
         Ok(resolved)
+    }
+
+    /// What a zoned device (`ftl.mapping = "zns"`) runs with: no write buffer, no block remap,
+    /// and no preconditioning under a host layer that keeps its own log (preconditioning writes
+    /// the device directly, below it).
+    fn check_zoned(&self) -> Result<(), Error> {
+        if self.ftl.mapping != "zns" {
+            return Ok(());
+        }
+        if self.buffer.policy != "none" {
+            return Err(Error::config(
+                "buffer.policy",
+                "a zoned device (ftl.mapping = \"zns\") runs without a write buffer",
+            ));
+        }
+        if self.host.out_of_range == crate::host::OutOfRange::Compact {
+            return Err(Error::config(
+                "host.out_of_range",
+                "\"compact\" remaps blocks, which would break a zoned device's write pointers",
+            ));
+        }
+        if self.precondition.overwrite > 0.0 {
+            return Err(Error::config(
+                "precondition.overwrite",
+                "random overwrites break a zoned device's write pointers; a sequential fill (fill = true) writes zones in order",
+            ));
+        }
+        let layer = crate::host::HOST_LAYERS.find(&self.host.layer)?;
+        if layer.caps.zoned && self.precondition.fill {
+            return Err(Error::config(
+                "precondition",
+                format!(
+                    "preconditioning writes the device directly, below host layer `{}` and its log: turn fill off and let the workload fill the device",
+                    layer.name
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// What the host layer is built for.
+    pub fn host_context(&self, r: &Resolved) -> crate::host::HostContext {
+        crate::host::HostContext {
+            layout: r.layout,
+            logical_pages: r.logical_pages,
+            seed: crate::seed::derive_seed(self.seed, "host"),
+            zoned: self.ftl.mapping == "zns",
+        }
     }
 
     /// Each section's bounds (its own `validate`), then what ties sections together.

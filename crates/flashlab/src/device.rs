@@ -46,6 +46,8 @@ pub struct Device {
     remap: Option<BlockRemap>,
     /// The FTL places writes by their placement identifier ([`Ftl::has_placement`]).
     placed: bool,
+    /// Pages per zone of a zoned device ([`Ftl::zone_pages`]).
+    zone_pages: Option<u64>,
 }
 
 /// Host blocks (of `ppb` pages) to device blocks, assigned in first-touch order.
@@ -143,6 +145,7 @@ impl Device {
     pub fn new(buffer: Box<dyn WriteBuffer>, ftl: Box<dyn Ftl>, page_size: u64, verify: bool, check: bool) -> Self {
         let logical_pages = ftl.logical_pages();
         let placed = ftl.has_placement();
+        let zone_pages = ftl.zone_pages().map(u64::from);
         assert!(page_size.is_power_of_two(), "page size {page_size} is not a power of two");
         Device {
             buffer,
@@ -157,7 +160,28 @@ impl Device {
             last_write: None,
             remap: None,
             placed,
+            zone_pages,
         }
+    }
+
+    /// Pages per zone, on a zoned device (`ftl.mapping = "zns"`).
+    #[inline]
+    pub fn zone_pages(&self) -> Option<u64> {
+        self.zone_pages
+    }
+
+    /// Reset zone `zone` of a zoned device at `t` (its pages read as never written after);
+    /// returns when the erase completes.
+    pub fn zone_reset(&mut self, zone: u32, t: Nanos) -> Result<Nanos, Error> {
+        let zone_pages = self.zone_pages.ok_or_else(|| Error::Zone("zone reset on a conventional device".into()))?;
+        let zones = self.ftl.zones().expect("a device with zone pages has zone commands");
+        let done = zones.reset(zone, t)?;
+        if let Some(o) = &mut self.oracle {
+            let first = zone as usize * zone_pages as usize;
+            o[first..first + zone_pages as usize].fill(0);
+        }
+        self.after_op("zone reset", zone as u64 * zone_pages);
+        Ok(done)
     }
 
     /// Page size in bytes.

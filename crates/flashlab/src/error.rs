@@ -91,6 +91,10 @@ pub enum Error {
         /// The operating system's error.
         err: std::io::Error,
     },
+    /// A command a zoned device refuses (a write off the write pointer, too many open or
+    /// active zones): the simulator reports it with the request's trace line.
+    #[error("zone error: {0}")]
+    Zone(String),
     /// The simulated device ran out of reclaimable space (logical data fills physical space).
     #[error("device full: {0}")]
     DeviceFull(String),

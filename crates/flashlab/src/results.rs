@@ -147,11 +147,37 @@ pub struct SimSummary {
     pub verified_reads: u64,
 }
 
+/// The FTL's garbage collection in a word or two for summaries (`with_schedule`: and its
+/// schedule): the victim policy, or what a scheme without one does.
+pub fn gc_words(cfg: &crate::Config, with_schedule: bool) -> String {
+    match &cfg.ftl.gc {
+        Some(gc) if with_schedule => format!("{gc} GC, {} schedule", cfg.ftl.schedule_name()),
+        Some(gc) => format!("{gc} GC"),
+        None if cfg.ftl.mapping == "zns" => "no device GC (zones written and reset by the host)".into(),
+        None => "merges (no GC policy)".into(),
+    }
+}
+
+/// The host layer in a line, when it is more than the pass-through (`log`: its GC).
+pub fn host_layer_words(cfg: &crate::Config) -> Option<String> {
+    if cfg.host.layer == "passthrough" {
+        return None;
+    }
+    let p = &cfg.host.layer_params;
+    let get = |k: &str, d: &str| p.get(k).and_then(|v| v.as_str()).unwrap_or(d).to_string();
+    Some(format!(
+        "{}: {} GC, {} schedule, over the zones",
+        cfg.host.layer,
+        get("gc", crate::ftl::DEFAULT_GC),
+        get("gc_schedule", crate::ftl::schedule::DEFAULT)
+    ))
+}
+
 /// The version of the `results.json` layout this build writes and reads: raised whenever a key
 /// is renamed, removed or changes meaning, or `series.csv`'s columns change (a reader may take
 /// them by position); adding a key to `results.json` alone does not. 2: `series.csv` gained the
 /// timing columns (`time_s`, `throughput_mib_s`, per-interval latency percentiles) and the
-/// latency summaries p90, p99.9 and p99.99. 3: `placement`, per reclaim unit handle (FDP).
+/// latency summaries p90, p99.9 and p99.99. 3: `placement`, per reclaim unit handle (FDP), and `zones` (ZNS).
 pub const SCHEMA_VERSION: u32 = 3;
 
 /// Everything `results.json` holds. Written with [`Results::to_json`] and read back with
@@ -181,6 +207,9 @@ pub struct Results {
     /// Per reclaim unit handle: host pages, GC moves, WAF, reclaim units (`ftl.placement`
     /// only).
     pub placement: Option<crate::ftl::placement::PlacementReport>,
+    /// Zone resets, finishes, appends and open-zone peaks (zoned devices, `ftl.mapping =
+    /// "zns"`, only).
+    pub zones: Option<crate::ftl::zns::ZoneReport>,
     /// Flash programs / host page writes (null when there were none): the device's write
     /// amplification, write buffer included.
     pub waf: Option<f64>,
@@ -292,11 +321,16 @@ impl fmt::Display for Results {
             d.segments,
             d.pages_per_segment
         )?;
-        let gc = match &self.config.ftl.gc {
-            Some(gc) => format!("{gc} GC"),
-            None => "merges (no GC policy)".into(),
-        };
-        writeln!(f, "ftl          {} mapping, {gc}, buffer {}", self.mapping.scheme, self.buffer.policy)?;
+        writeln!(
+            f,
+            "ftl          {} mapping, {}, buffer {}",
+            self.mapping.scheme,
+            gc_words(&self.config, false),
+            self.buffer.policy
+        )?;
+        if let Some(words) = host_layer_words(&self.config) {
+            writeln!(f, "host layer   {words}")?;
+        }
         if !self.gc.schedule.is_empty() {
             writeln!(f, "gc schedule  {}", self.gc.schedule)?;
         }
@@ -337,6 +371,29 @@ impl fmt::Display for Results {
                 self.gc.moved_into_cold,
                 self.gc.returned,
                 opt(self.gc.returned_ratio, 4)
+            )?;
+        }
+        if let Some(z) = &self.zones {
+            writeln!(
+                f,
+                "zones        {} of {} pages: {} resets, {} finishes, {} appends; at most {} open, {} active ({} closed implicitly)",
+                z.zones, z.zone_pages, z.resets, z.finishes, z.appends, z.peak_open, z.peak_active, z.implicit_closes
+            )?;
+        }
+        if let Some(p) = &self.placement {
+            let handles: Vec<String> = p
+                .handles
+                .iter()
+                .filter(|h| h.host_pages + h.gc_moves > 0)
+                .map(|h| format!("{}: {} pages WAF {}", h.handle, h.host_pages, opt(h.waf, 3)))
+                .collect();
+            writeln!(
+                f,
+                "placement    {} isolation; {}; {} untagged, {} invalid ids",
+                p.isolation.name(),
+                if handles.is_empty() { "no host writes".to_string() } else { handles.join(", ") },
+                p.untagged_writes,
+                p.invalid_ids
             )?;
         }
         if let Some(c) = &self.buffer.counters {

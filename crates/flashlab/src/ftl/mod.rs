@@ -31,6 +31,7 @@ pub mod placement;
 pub mod schedule;
 mod streams;
 pub mod wadpm;
+pub mod zns;
 
 use serde::{Deserialize, Serialize};
 
@@ -286,6 +287,14 @@ pub trait Ftl: FtlFastPath + FtlReports + Send + Sync + dyn_clone::DynClone {
     fn has_placement(&self) -> bool {
         false
     }
+    /// The zone commands of a zoned device (`zns`); `None` for a conventional one.
+    fn zones(&mut self) -> Option<&mut dyn zns::ZoneOps> {
+        None
+    }
+    /// Pages per zone of a zoned device; `None` for a conventional one.
+    fn zone_pages(&self) -> Option<u32> {
+        None
+    }
     /// Physical page holding `lpn`'s current data, if it has one (tests compare mappings).
     fn mapped_ppn(&self, lpn: Lpn) -> Option<Ppn>;
     /// Logical pages exported to the host.
@@ -363,6 +372,10 @@ pub trait FtlReports {
     }
     /// Mapping-table caching, for schemes that keep only part of the table in RAM.
     fn mapping_report(&self) -> Option<MappingReport> {
+        None
+    }
+    /// Zone resets, finishes, appends and open-zone peaks (zoned devices).
+    fn zone_report(&self) -> Option<zns::ZoneReport> {
         None
     }
     /// Per reclaim unit handle: host pages, GC moves, reclaim units (`ftl.placement`).
@@ -710,6 +723,13 @@ pub const MAPPINGS: Registry<MappingBuildFn, MappingCaps> = Registry {
             params: crate::registry::schema_of::<mapcache::CacheParams>,
             caps: MappingCaps { gc_policy: true, units: BLOCK_UNIT, stripings: FULL_ONLY, memory: wadpm::memory },
             build: wadpm::build,
+        },
+        Entry {
+            name: "zns",
+            about: "zoned namespace (ZNS): zone = GC segment, written at its write pointer, reset by the host; no device GC",
+            params: crate::registry::schema_of::<zns::ZnsParams>,
+            caps: MappingCaps { gc_policy: false, units: ANY_UNIT, stripings: FULL_ONLY, memory: zns::memory },
+            build: zns::build,
         },
     ],
 };

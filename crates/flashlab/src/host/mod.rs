@@ -5,7 +5,9 @@
 //! reproduction rather than through this trait, and the OneNAND raw-flash read path is a
 //! separate simulator (the `flashlab-onenand` crate).
 
+pub mod log;
 pub mod passthrough;
+pub mod placement;
 
 use serde::{Deserialize, Serialize};
 
@@ -25,6 +27,25 @@ pub trait HostLayer: Send {
     fn passes_through(&self) -> bool {
         false
     }
+    /// Logical pages the layer exports to the workload, when it keeps a mapping of its own
+    /// (`log`); `None`: the device's.
+    fn logical_pages(&self) -> Option<u64> {
+        None
+    }
+}
+
+/// What a host layer is built for: the device's layout, the logical pages the host exports and
+/// the run's seed.
+#[derive(Clone, Copy, Debug)]
+pub struct HostContext {
+    /// The device's layout (geometry, GC unit).
+    pub layout: crate::nand::Layout,
+    /// Logical pages the workload addresses.
+    pub logical_pages: u64,
+    /// The run's seed.
+    pub seed: u64,
+    /// The device is zoned (`ftl.mapping = "zns"`).
+    pub zoned: bool,
 }
 
 /// What to do with a request beyond the logical capacity.
@@ -72,11 +93,23 @@ pub struct HostConfig {
     /// models no real host, and the simulator keeps one slot per outstanding request).
     #[serde(default = "d_qd")]
     pub queue_depth: u32,
+    /// Parameters of the host layer (see "Parameter tables"); `log` takes its GC here.
+    #[serde(default)]
+    #[schemars(with = "crate::registry::FreeTable")]
+    pub layer_params: toml::Table,
     /// Split requests longer than this into consecutive requests of at most this size, each
     /// issued on its own (with the original's arrival time), as a block layer's request-size
     /// limit (`max_sectors_kb`) does. At least 1 byte; absent: requests are issued whole.
     #[serde(default)]
     pub max_request: Option<ByteSize>,
+    /// Host placement policy: chooses the placement identifier of every write, which the
+    /// device's `[ftl.placement]` maps to a reclaim unit handle. `policy` names it
+    /// (`address`, `size`, `sepbit`, `trace`; `flashlab list`); the table's other keys are its
+    /// parameters (see "Parameter tables"). Absent: a write keeps the identifier it carries (a
+    /// trace's placement column, a `streams` generator's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<crate::registry::FreeTable>")]
+    pub placement: Option<toml::Table>,
 }
 
 fn d_layer() -> String {
@@ -101,6 +134,9 @@ impl HostConfig {
         if self.max_request.is_some_and(|m| m.0 == 0) {
             return Err(Error::config("host.max_request", "must be at least 1 byte"));
         }
+        if let Some(table) = &self.placement {
+            placement::check(table)?;
+        }
         if !(1..=MAX_QUEUE_DEPTH).contains(&self.queue_depth) {
             return Err(Error::config(
                 "host.queue_depth",
@@ -118,28 +154,58 @@ impl Default for HostConfig {
             out_of_range: d_oor(),
             arrival: d_arrival(),
             queue_depth: d_qd(),
+            layer_params: toml::Table::new(),
             max_request: None,
+            placement: None,
         }
     }
 }
 
-/// A host layer's constructor: the `[host]` section.
-pub type HostBuildFn = fn(&HostConfig) -> Result<Box<dyn HostLayer>, Error>;
+/// A host layer's constructor: the `[host]` section and the device it drives.
+pub type HostBuildFn = fn(&HostConfig, &HostContext) -> Result<Box<dyn HostLayer>, Error>;
+
+/// What a host layer needs known before it is built.
+#[derive(Clone, Copy)]
+pub struct HostCaps {
+    /// Runs on a zoned device only (`ftl.mapping = "zns"`): it writes zones.
+    pub zoned: bool,
+    /// What it allocates, added to the run's memory estimate; every error its build would give.
+    pub memory: fn(&HostConfig, &HostContext, &mut crate::memory::Estimate) -> Result<(), Error>,
+}
+
+fn no_memory(cfg: &HostConfig, _: &HostContext, _: &mut crate::memory::Estimate) -> Result<(), Error> {
+    match cfg.layer_params.keys().next() {
+        Some(k) => Err(Error::config(
+            format!("host.layer_params.{k}"),
+            format!("host layer `{}` takes no parameters", cfg.layer),
+        )),
+        None => Ok(()),
+    }
+}
 
 /// The registry: one line per host layer (its file holds the layer and its `build`).
-pub const HOST_LAYERS: Registry<HostBuildFn> = Registry {
+pub const HOST_LAYERS: Registry<HostBuildFn, HostCaps> = Registry {
     id: "host",
     kind: "host layer",
     key: "host.layer",
     title: "host layers ([host] layer)",
-    params_table: None,
-    entries: &[Entry {
-        name: "passthrough",
-        about: "a request covers the pages its byte range touches",
-        params: crate::registry::no_params,
-        caps: (),
-        build: passthrough::build,
-    }],
+    params_table: Some("host.layer_params"),
+    entries: &[
+        Entry {
+            name: "passthrough",
+            about: "a request covers the pages its byte range touches",
+            params: crate::registry::no_params,
+            caps: HostCaps { zoned: false, memory: no_memory },
+            build: passthrough::build,
+        },
+        Entry {
+            name: "log",
+            about: "log-structured host layer on a zoned device: segments are zones, its own victim policy, schedule and over-provisioning",
+            params: crate::registry::schema_of::<log::LogParams>,
+            caps: HostCaps { zoned: true, memory: log::memory },
+            build: log::build,
+        },
+    ],
 };
 
 /// A workload whose requests longer than `max` bytes are split into consecutive pieces.
@@ -198,8 +264,27 @@ pub fn names() -> Vec<&'static str> {
 }
 
 /// Build the host layer `[host] layer` names; an unknown name lists the valid ones.
-pub fn build(cfg: &HostConfig) -> Result<Box<dyn HostLayer>, Error> {
-    (HOST_LAYERS.find(&cfg.layer)?.build)(cfg)
+pub fn build(cfg: &HostConfig, ctx: &HostContext) -> Result<Box<dyn HostLayer>, Error> {
+    let entry = check(cfg, ctx)?;
+    (entry.build)(cfg, ctx)
+}
+
+/// The host layer's registry line, once its device fits: a layer that writes zones needs a
+/// zoned device.
+fn check(cfg: &HostConfig, ctx: &HostContext) -> Result<&'static Entry<HostBuildFn, HostCaps>, Error> {
+    let entry = HOST_LAYERS.find(&cfg.layer)?;
+    if entry.caps.zoned && !ctx.zoned {
+        return Err(Error::config(
+            "host.layer",
+            format!("host layer `{}` writes zones: it needs a zoned device (ftl.mapping = \"zns\")", entry.name),
+        ));
+    }
+    Ok(entry)
+}
+
+/// What the host layer allocates (its registry line's `memory`), checked as its build would.
+pub fn memory(cfg: &HostConfig, ctx: &HostContext, est: &mut crate::memory::Estimate) -> Result<(), Error> {
+    (check(cfg, ctx)?.caps.memory)(cfg, ctx, est)
 }
 
 /// Greatest common divisor (the alignment of pieces cut at multiples of `max`).

@@ -4,7 +4,7 @@
 //! the request completes with its last page. The simulator applies the out-of-range policy
 //! first; the device wraps (or, with `compact`, remaps) page numbers beyond its capacity.
 
-use super::{HostConfig, HostLayer};
+use super::{HostConfig, HostContext, HostLayer};
 use crate::device::Device;
 use crate::error::Error;
 use crate::units::{Lpn, Nanos};
@@ -14,7 +14,7 @@ use crate::workload::{Op, Request};
 pub struct Passthrough;
 
 /// Build [`Passthrough`]; it reads nothing from `[host]`.
-pub fn build(_cfg: &HostConfig) -> Result<Box<dyn HostLayer>, Error> {
+pub fn build(_cfg: &HostConfig, _ctx: &HostContext) -> Result<Box<dyn HostLayer>, Error> {
     Ok(Box::new(Passthrough))
 }
 
@@ -22,6 +22,16 @@ impl HostLayer for Passthrough {
     #[inline]
     fn submit(&mut self, req: &Request, t: Nanos, dev: &mut Device) -> Result<Nanos, Error> {
         let (first, last) = dev.page_span(req.offset, req.len);
+        if req.op == Op::Trim {
+            if let Some(zone) = dev.zone_pages() {
+                // On a zoned device a trim resets zones: it must cover whole ones.
+                if first % zone != 0 || (last + 1) % zone != 0 {
+                    return Err(Error::Zone(format!(
+                        "trim of pages {first}..={last}: a zoned device resets whole zones of {zone} pages"
+                    )));
+                }
+            }
+        }
         let mut done = t;
         for lpn in (first..=last).map(Lpn) {
             let d = match req.op {

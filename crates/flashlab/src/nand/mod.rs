@@ -43,6 +43,22 @@ pub struct NandCounters {
     pub erases: u64,
 }
 
+/// A flash operation in a [`Nand`]'s journal, by physical page or segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlashOp {
+    /// A page programmed with host data.
+    Program(u32),
+    /// A page's contents moved (GC): read `src`, program `dst`.
+    Move {
+        /// The page read.
+        src: u32,
+        /// The page programmed.
+        dst: u32,
+    },
+    /// A segment erased.
+    Erase(u32),
+}
+
 /// The flash array.
 #[derive(Clone)]
 pub struct Nand {
@@ -52,6 +68,9 @@ pub struct Nand {
     oob_lpn: crate::hint::Table<u32>,
     oob_tag: Option<crate::hint::Table<u32>>,
     timeline: Option<Timeline>,
+    /// The operations since the last [`Nand::take_journal`], in order, when kept
+    /// ([`Nand::keep_journal`]): a host-side log replays them onto a zoned device.
+    journal: Option<Vec<FlashOp>>,
     /// Operations since the NAND was built, preconditioning included (the run subtracts a
     /// snapshot for its measured phase).
     pub counters: NandCounters,
@@ -96,6 +115,7 @@ impl Nand {
             oob_lpn: crate::hint::table(pages, NO_LPN),
             oob_tag: verify.then(|| crate::hint::table(pages, 0)),
             timeline: timing.map(|t| Timeline::new(t, &layout.geo)),
+            journal: None,
             counters: NandCounters::default(),
         }
     }
@@ -132,7 +152,32 @@ impl Nand {
     /// Program `ppn` with `lpn` (and `tag` in verify mode), issued at `t`; returns completion.
     #[inline(always)]
     pub fn program(&mut self, ppn: Ppn, lpn: Lpn, tag: u32, t: Nanos) -> Nanos {
+        if let Some(j) = &mut self.journal {
+            j.push(FlashOp::Program(ppn.0));
+        }
         Nanos(self.program_raw(ppn.0, oob_of(lpn), tag, t.0))
+    }
+
+    /// Keep a journal of the operations from now on ([`FlashOp`]).
+    pub fn keep_journal(&mut self) {
+        self.journal.get_or_insert_with(Vec::new);
+    }
+
+    /// The operations journaled since the last call, in order (empty without a journal); the
+    /// caller hands the vector back with [`Nand::return_journal`] to reuse its allocation.
+    pub fn take_journal(&mut self) -> Vec<FlashOp> {
+        self.journal.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// Give back a vector [`Nand::take_journal`] returned (cleared here), keeping its
+    /// allocation.
+    pub fn return_journal(&mut self, mut ops: Vec<FlashOp>) {
+        if let Some(j) = &mut self.journal {
+            if j.is_empty() {
+                ops.clear();
+                *j = ops;
+            }
+        }
     }
 
     #[inline(always)]
@@ -178,6 +223,9 @@ impl Nand {
     /// read out and a program in. Returns the completion time.
     #[inline]
     pub fn move_page(&mut self, src: Ppn, dst: Ppn, t: Nanos) -> Nanos {
+        if let Some(j) = &mut self.journal {
+            j.push(FlashOp::Move { src: src.0, dst: dst.0 });
+        }
         let lpn = self.oob_lpn[src.index()];
         Nanos(self.move_raw(src.0, dst.0, lpn, t.0))
     }
@@ -185,6 +233,9 @@ impl Nand {
     /// [`Nand::move_page`] that stores the data under another logical page `lpn` (copy-back
     /// with a rewritten spare area: a file system's defragmentation copy).
     pub fn move_page_as(&mut self, src: Ppn, dst: Ppn, lpn: Lpn, t: Nanos) -> Nanos {
+        if let Some(j) = &mut self.journal {
+            j.push(FlashOp::Move { src: src.0, dst: dst.0 });
+        }
         Nanos(self.move_raw(src.0, dst.0, oob_of(lpn), t.0))
     }
 
@@ -247,6 +298,9 @@ impl Nand {
         if n == 0 {
             return;
         }
+        if let Some(j) = &mut self.journal {
+            j.extend(srcs.iter().enumerate().map(|(i, &src)| FlashOp::Move { src, dst: first_dst + i as u32 }));
+        }
         let (first, last) = (self.layout.decode(first_dst), self.layout.decode(first_dst + n - 1));
         if self.layout.unit == GcUnit::Block && first.block == last.block {
             // One block: its program point moves over the run; every source is in the same plane
@@ -272,6 +326,9 @@ impl Nand {
 
     /// Erase every block of segment `seg`, issued at `t`; returns completion.
     pub fn erase_segment(&mut self, seg: u32, t: Nanos) -> Nanos {
+        if let Some(j) = &mut self.journal {
+            j.push(FlashOp::Erase(seg));
+        }
         let t_ns = t.0;
         let pps = self.layout.pages_per_segment;
         let first = seg as usize * pps as usize;

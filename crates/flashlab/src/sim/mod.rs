@@ -262,7 +262,7 @@ fn run_parts(
     let mut dev = build_device_on(cfg, r, state.map(|s| s.flash.clone()))?;
     // From a shared state, "preconditioning" is the copy of it.
     let copy_s = if state.is_some() { t0.elapsed().as_secs_f64() } else { 0.0 };
-    let mut host = host::build(&cfg.host)?;
+    let mut host = host::build(&cfg.host, &cfg.host_context(r))?;
     let t1 = Instant::now();
     if state.is_none() {
         if precondition_key(cfg).is_some() {
@@ -276,7 +276,7 @@ fn run_parts(
         dev.track_last_writes();
     }
     dev.ftl.start_measure();
-    let mut m = Measure::new(cfg, &dev);
+    let mut m = Measure::new(cfg, &dev, r.logical_pages);
     let t1 = Instant::now();
     progress.phase("simulating", workload.progress().map_or(0, |p| p.1));
     let crashed = m.drive(cfg, &mut dev, host.as_mut(), workload.as_mut(), open_loop, progress)?;
@@ -453,6 +453,19 @@ fn serve_one(host: &mut dyn HostLayer, dev: &mut Device, req: &Request, issue: u
     Ok(done)
 }
 
+/// A zone error (what a zoned device refuses) raised by the request just served, placed at
+/// its trace line.
+#[cold]
+fn located(e: Error, wl: &dyn Workload) -> Error {
+    match e {
+        Error::Zone(msg) => Error::input(
+            wl.location().unwrap_or_else(|| Location::file("workload")).with_field("offset"),
+            format!("zone error: {msg}"),
+        ),
+        e => e,
+    }
+}
+
 /// A completion time at the clock's limit: the timeline saturated there (it never wraps), so the
 /// run stops rather than report it.
 fn check_clock(done_ns: u64) -> Result<(), Error> {
@@ -478,6 +491,7 @@ struct Measure {
     base_mapping: Option<MappingReport>,
     base_hybrid: Option<HybridReport>,
     base_placement: Option<crate::ftl::placement::PlacementReport>,
+    base_zones: Option<crate::ftl::zns::ZoneReport>,
     /// Device write clock at the start of the measured phase (for the frozen share).
     base_writes: u64,
     series: Series,
@@ -568,7 +582,9 @@ impl Exposure {
 }
 
 impl Measure {
-    fn new(cfg: &Config, dev: &Device) -> Self {
+    /// `logical_pages`: what the workload addresses (the host layer's, which a zoned device's
+    /// zones may exceed).
+    fn new(cfg: &Config, dev: &Device, logical_pages: u64) -> Self {
         Measure {
             host: HostStats::default(),
             base_nand: dev.ftl.nand().counters,
@@ -577,6 +593,7 @@ impl Measure {
             base_mapping: dev.ftl.mapping_report(),
             base_hybrid: dev.ftl.hybrid_report(),
             base_placement: dev.ftl.placement_report(),
+            base_zones: dev.ftl.zone_report(),
             base_writes: dev.writes(),
             series: match cfg.sim.interval_writes {
                 Some(step) => Series::fixed(step),
@@ -588,13 +605,13 @@ impl Measure {
             first_issue: None,
             last_issue: 0,
             last_done: 0,
-            capacity: dev.logical_pages() * dev.page_size(),
+            capacity: logical_pages * dev.page_size(),
             exposure: Exposure::default(),
             reuse: cfg.sim.reuse_distance.then(crate::stats::ReuseDistance::new),
             wrap: (cfg.host.out_of_range == OutOfRange::Wrap).then(|| {
                 std::cell::RefCell::new(WrapTrack {
                     page_size: dev.page_size(),
-                    tags: vec![0; dev.logical_pages() as usize],
+                    tags: vec![0; logical_pages as usize],
                     wrapped_requests: 0,
                     collided_pages: 0,
                 })
@@ -677,7 +694,7 @@ impl Measure {
                 if timing {
                     dev.before_request(Nanos(issue))?;
                 }
-                let Nanos(done) = serve_one(host, dev, &req, issue)?;
+                let Nanos(done) = serve_one(host, dev, &req, issue).map_err(|e| located(e, wl))?;
                 queue.complete(done);
                 if self.observe(cfg, &req, issue, done, dev, wl, progress, base_writes)? {
                     return Ok(true);
@@ -1037,6 +1054,10 @@ impl Measure {
                 (now, _) => now,
             },
             placement: match (dev.ftl.placement_report(), &self.base_placement) {
+                (Some(now), Some(base)) => Some(now.minus(base)),
+                (now, _) => now,
+            },
+            zones: match (dev.ftl.zone_report(), &self.base_zones) {
                 (Some(now), Some(base)) => Some(now.minus(base)),
                 (now, _) => now,
             },

@@ -17,7 +17,7 @@ use super::{build_buffer, derive_seed, open_loop, run_parts, Preconditioned, Pro
 use crate::config::{Config, Mode, Resolved};
 use crate::device::Device;
 use crate::error::Error;
-use crate::host::{self, OutOfRange};
+use crate::host::{self, placement, OutOfRange};
 use crate::memory::{
     available_memory, grown_vec_bytes, human_bytes, physical_memory, Estimate, BASE_BYTES, FALLBACK_LIMIT_BYTES,
 };
@@ -43,7 +43,6 @@ impl Plan {
     pub fn new(cfg: Config) -> Result<Plan, Error> {
         let at = |e| cfg.attribute(e);
         let resolved = cfg.resolve().map_err(at)?;
-        host::build(&cfg.host).map_err(at)?;
         build_buffer(&cfg, &resolved).map_err(at)?;
         let workload = build_workload(&cfg, &resolved).map_err(at)?;
         let bound = bound_of(&cfg, &resolved, workload.as_ref());
@@ -176,13 +175,57 @@ fn memory(cfg: &Config, r: &Resolved, run: RunBound, est: &mut Estimate) {
     }
 }
 
-/// Build the workload named by `[workload] kind`.
+/// Build the workload named by `[workload] kind`, its long requests split
+/// (`host.max_request`), then its writes placed by the host placement policy
+/// (`[host.placement]`).
 pub fn build_workload(cfg: &Config, r: &Resolved) -> Result<Box<dyn Workload>, Error> {
     let wl = open_workload(cfg, r).map_err(|e| cfg.attribute(e))?;
-    Ok(match cfg.host.max_request {
+    let wl: Box<dyn Workload> = match cfg.host.max_request {
         Some(max) => Box::new(host::Split::new(wl, max.0)),
         None => wl,
+    };
+    Ok(match &cfg.host.placement {
+        Some(table) => {
+            let policy = build_placement(cfg, r, table).map_err(|e| cfg.attribute(e))?;
+            Box::new(placement::Placed::new(wl, policy))
+        }
+        None => wl,
     })
+}
+
+/// The logical space a host placement policy keeps state over: the device's logical pages.
+fn placement_context(r: &Resolved) -> placement::PlacementContext {
+    placement::PlacementContext { logical_pages: r.logical_pages, page_size: r.page_size }
+}
+
+/// The host placement policy, its identifiers held to the device's reclaim unit handles: a
+/// policy choosing identifiers for a device without `[ftl.placement]` would change nothing,
+/// and one beyond its handles would only be counted invalid.
+fn build_placement(
+    cfg: &Config,
+    r: &Resolved,
+    table: &toml::Table,
+) -> Result<Box<dyn placement::PlacementPolicy>, Error> {
+    let policy = placement::build(table, &placement_context(r))?;
+    let Some(largest) = policy.largest() else { return Ok(policy) };
+    let Some(device) = &cfg.ftl.placement else {
+        return Err(Error::config(
+            placement::TABLE,
+            "the device has no reclaim unit handles to place writes on: add [ftl.placement] (e.g. handles = 2)",
+        ));
+    };
+    let (key, id) = largest;
+    if id >= device.handles {
+        return Err(Error::config(
+            format!("{}.{key}", placement::TABLE),
+            format!(
+                "identifier {id}, but [ftl.placement] has {} handles (0 to {})",
+                device.handles,
+                device.handles - 1
+            ),
+        ));
+    }
+    Ok(policy)
 }
 
 fn open_workload(cfg: &Config, r: &Resolved) -> Result<Box<dyn Workload>, Error> {
@@ -215,6 +258,10 @@ pub fn estimate(cfg: &Config, r: &Resolved, run: RunBound) -> Result<Estimate, E
     let mut est = Estimate::default();
     est.add("base", BASE_BYTES);
     crate::ftl::memory(&cfg.ftl_spec(r), &mut est)?;
+    crate::host::memory(&cfg.host, &cfg.host_context(r), &mut est)?;
+    if let Some(table) = &cfg.host.placement {
+        placement::memory(table, &placement_context(r), &mut est)?;
+    }
     let ctx = super::buffer_context(cfg, r);
     let buffer = crate::buffer::BUFFERS.find(&cfg.buffer.policy)?;
     (buffer.caps.memory)(&cfg.buffer, &ctx, &mut est);

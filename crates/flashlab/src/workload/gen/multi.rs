@@ -139,7 +139,7 @@ pub fn build(params: toml::Table, ctx: &GenContext) -> Result<Box<dyn Workload>,
     if limit_bytes.is_some_and(|b| b / ctx.page_size > MAX_RUN_PAGES)
         || limit_requests.is_some_and(|n| n > MAX_RUN_PAGES)
     {
-        return Err(config("volume", format!("longer than the most one run may hold (2^42 pages or requests)")));
+        return Err(config("volume", "longer than the most one run may hold (2^42 pages or requests)"));
     }
     let most_requests = limit_requests.unwrap_or_else(|| limit_bytes.unwrap_or(0) / ctx.page_size.max(1) + 1);
     if p.iat_ns.checked_mul(most_requests).is_none_or(|t| t >= MAX_ARRIVAL_NS) {
