@@ -164,6 +164,12 @@ impl Device {
         }
     }
 
+    /// Does the FTL place writes by their placement identifiers (`ftl.placement`)?
+    #[inline]
+    pub fn places_writes(&self) -> bool {
+        self.placed
+    }
+
     /// Pages per zone, on a zoned device (`ftl.mapping = "zns"`).
     #[inline]
     pub fn zone_pages(&self) -> Option<u64> {
@@ -304,24 +310,45 @@ impl Device {
     /// or an FTL with a timeline or costly lookups. After an error the device is not used
     /// again (its version tags and write clock are not advanced).
     pub fn write_untimed(&mut self, pages: &[u64], n: usize, t: Nanos) -> Result<bool, Error> {
+        self.write_untimed_placed(pages, &[], n, t)
+    }
+
+    /// [`Device::write_untimed`] of writes that carry placement identifiers: `ids[i]` is the
+    /// `i`-th page's (the FTL's placement uses them; it declines, `Ok(false)`, with fewer than
+    /// `n` when the FTL places writes).
+    pub fn write_untimed_placed(
+        &mut self,
+        pages: &[u64],
+        ids: &[Option<u16>],
+        n: usize,
+        t: Nanos,
+    ) -> Result<bool, Error> {
         if !self.buffer.passes_through() {
             return Ok(false);
         }
-        self.write_through_untimed(pages, n, t)
+        self.write_through_placed(pages, ids, n, t)
     }
 
     /// [`Device::write_untimed`] past the buffer, whatever it is: what
     /// [`Device::write_through`] plus [`Device::end_request`] per page leave (preconditioning,
     /// before the buffer holds any page).
     pub fn write_through_untimed(&mut self, pages: &[u64], n: usize, t: Nanos) -> Result<bool, Error> {
+        self.write_through_placed(pages, &[], n, t)
+    }
+
+    fn write_through_placed(&mut self, pages: &[u64], ids: &[Option<u16>], n: usize, t: Nanos) -> Result<bool, Error> {
         let written = &pages[..n];
         let tags_fit = self.next_tag as u64 + n as u64 <= u32::MAX as u64;
-        let plain =
-            self.remap.is_none() && self.oracle.is_none() && !self.check && self.last_write.is_none() && !self.placed;
+        let plain = self.remap.is_none()
+            && self.oracle.is_none()
+            && !self.check
+            && self.last_write.is_none()
+            && (!self.placed || ids.len() >= n);
         if !plain || !tags_fit || written.iter().any(|&l| l >= self.logical_pages) {
             return Ok(false);
         }
-        if !self.ftl.write_untimed(pages, n, self.next_tag, t)? {
+        let ids = if self.placed { &ids[..n] } else { &[] };
+        if !self.ftl.write_untimed(pages, ids, n, self.next_tag, t)? {
             return Ok(false);
         }
         self.next_tag += n as u32;

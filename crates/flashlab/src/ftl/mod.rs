@@ -333,8 +333,17 @@ pub trait FtlFastPath {
     /// are those of the requests that follow: hints for prefetching, not written. Served
     /// without a call per page through the layers above. `Ok(false)`, changing nothing, when
     /// this FTL cannot: the caller then writes page by page. An error is the one the
-    /// page-by-page path meets at the same page, the pages before it written. Default: cannot.
-    fn write_untimed(&mut self, _lpns: &[u64], _n: usize, _first_tag: u32, _t: Nanos) -> Result<bool, Error> {
+    /// page-by-page path meets at the same page, the pages before it written. `ids[i]`: the
+    /// placement identifier of page `i` (empty when the FTL does not place writes; an FTL
+    /// that does declines with fewer than `n`). Default: cannot.
+    fn write_untimed(
+        &mut self,
+        _lpns: &[u64],
+        _ids: &[Option<u16>],
+        _n: usize,
+        _first_tag: u32,
+        _t: Nanos,
+    ) -> Result<bool, Error> {
         Ok(false)
     }
     /// Write every logical page once, in order: the state a sequential fill of a fresh device

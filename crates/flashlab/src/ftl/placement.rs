@@ -230,10 +230,26 @@ impl Placement {
         }
     }
 
-    /// GC moved `lpn`'s page.
+    /// GC moved the pages of `lpns` out of a segment of stream `from`. A handle's own stream
+    /// holds only its pages (a page written through another handle since is invalid, not
+    /// moved), so they count by the stream; the shared GC stream mixes handles, so its pages
+    /// count by their handle.
     #[inline]
-    pub(super) fn moved(&mut self, lpn: u64) {
-        self.counts.moved[self.handle_of[lpn as usize] as usize] += 1;
+    pub(super) fn moved(&mut self, from: usize, lpns: &[u32]) {
+        match self.counts.moved.get_mut(from) {
+            Some(n) => *n += lpns.len() as u64,
+            None => {
+                for &lpn in lpns {
+                    self.counts.moved[self.handle_of[lpn as usize] as usize] += 1;
+                }
+            }
+        }
+    }
+
+    /// A hint that `lpn` is written soon: start fetching its handle.
+    #[inline]
+    pub(super) fn prefetch(&self, lpn: usize) {
+        crate::hint::prefetch(&self.handle_of, lpn);
     }
 
     /// A reclaim unit of `stream` was filled.

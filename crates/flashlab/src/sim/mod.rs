@@ -670,6 +670,7 @@ impl Measure {
         let untimed =
             !timing && !open_loop && host.passes_through() && self.reuse.is_none() && cfg.sim.crash_at.is_none();
         let mut lpns: Vec<u64> = Vec::with_capacity(2 * BATCH);
+        let mut ids: Vec<Option<u16>> = Vec::new();
         let mut pending: Option<Error> = None;
         let mut ended = false;
         loop {
@@ -682,7 +683,7 @@ impl Measure {
             let batch_end = if last { window.len() } else { read_before };
             let (batch, ahead) = window.split_at(batch_end);
             let served = if untimed {
-                self.serve_untimed(batch, ahead, queue.now, dev, wl, progress, base_writes, &mut lpns)?
+                self.serve_untimed(batch, ahead, queue.now, dev, wl, progress, base_writes, (&mut lpns, &mut ids))?
             } else {
                 0
             };
@@ -831,7 +832,7 @@ impl Measure {
         wl: &dyn Workload,
         progress: &mut dyn Progress,
         base_writes: u64,
-        lpns: &mut Vec<u64>,
+        (lpns, ids): (&mut Vec<u64>, &mut Vec<Option<u16>>),
     ) -> Result<usize, Error> {
         lpns.clear();
         for req in batch {
@@ -841,6 +842,10 @@ impl Measure {
             }
             lpns.push(first);
         }
+        ids.clear();
+        if dev.places_writes() {
+            ids.extend(batch.iter().map(|req| req.placement));
+        }
         // The first pages of the requests that follow, for the device's prefetch stages.
         lpns.extend(ahead.iter().map(|req| dev.page_span(req.offset, req.len).0));
         let mut k = 0;
@@ -848,7 +853,7 @@ impl Measure {
             // One host write per request: a run ends on the request after which a sample is due.
             let due_in = self.series.next_at().saturating_sub(dev.ftl.host_writes() - base_writes).max(1);
             let n = (batch.len() - k).min(usize::try_from(due_in).unwrap_or(usize::MAX));
-            if !dev.write_untimed(&lpns[k..], n, Nanos(now))? {
+            if !dev.write_untimed_placed(&lpns[k..], ids.get(k..).unwrap_or_default(), n, Nanos(now))? {
                 break;
             }
             let run = &batch[k..k + n];

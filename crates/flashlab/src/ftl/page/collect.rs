@@ -338,12 +338,12 @@ impl<M: MapTable> PageFtl<M> {
                 }
                 self.l2p[lpn as usize] = dst + i as u32;
                 self.table.moved(lpn as u64);
-                if let Some(p) = &mut self.placement {
-                    p.moved(lpn as u64);
-                }
                 if into_cold {
                     self.streams.enter_cold(lpn as u64, self.counters.host_writes);
                 }
+            }
+            if let Some(p) = &mut self.placement {
+                p.moved(from, &lpns[k..k + n as usize]);
             }
             set_bits(&mut self.valid_bits, dst, dst + n);
             let moved = n as u64;
@@ -388,10 +388,10 @@ impl<M: MapTable> PageFtl<M> {
         self.place(lpn, dst);
         self.counters.gc_copies += 1;
         self.table.moved(lpn);
-        if let Some(p) = &mut self.placement {
-            p.moved(lpn);
-        }
         let from = self.segs.stream[victim as usize] as usize;
+        if let Some(p) = &mut self.placement {
+            p.moved(from, &[lpn as u32]);
+        }
         self.streams.moved(from, stream, 1);
         if self.streams.enters_cold(from, stream) {
             self.streams.enter_cold(lpn, self.counters.host_writes);

@@ -692,8 +692,15 @@ impl<M: MapTable> Ftl for PageFtl<M> {
 }
 
 impl<M: MapTable> FtlFastPath for PageFtl<M> {
-    fn write_untimed(&mut self, lpns: &[u64], n: usize, first_tag: u32, t: Nanos) -> Result<bool, Error> {
-        if self.nand.timing() || !self.table.lookups_free() {
+    fn write_untimed(
+        &mut self,
+        lpns: &[u64],
+        ids: &[Option<u16>],
+        n: usize,
+        first_tag: u32,
+        t: Nanos,
+    ) -> Result<bool, Error> {
+        if self.nand.timing() || !self.table.lookups_free() || (self.placement.is_some() && ids.len() < n) {
             return Ok(false);
         }
         for (i, &lpn) in lpns[..n].iter().enumerate() {
@@ -701,6 +708,9 @@ impl<M: MapTable> FtlFastPath for PageFtl<M> {
                 self.prefetch_update(Lpn(next));
             }
             self.check_lpn(lpn);
+            if let Some(p) = &mut self.placement {
+                p.set(lpn, ids[i]);
+            }
             // A free lookup returns its issue time: nothing to ask the table.
             self.write_page(lpn, first_tag.wrapping_add(i as u32), t.0)?;
             if self.gc.background {
@@ -737,6 +747,9 @@ impl<M: MapTable> FtlFastPath for PageFtl<M> {
         // The page's move time into the cold region, read if the write returns it (not gated on
         // the cold bit: waiting for that load would cost what the prefetch saves).
         self.streams.prefetch_update(lpn.index());
+        if let Some(p) = &self.placement {
+            p.prefetch(lpn.index());
+        }
     }
 }
 
