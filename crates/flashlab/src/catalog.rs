@@ -35,6 +35,7 @@ pub fn registries() -> Vec<Registry> {
     generators
         .entries
         .push(("trace".into(), "replay a trace file (path, format, device, time_scale, time_unit, repeat)".into()));
+    generators.entries.push((workload::gen::STREAMS.into(), workload::gen::STREAMS_ABOUT.into()));
     let mut schedules = Registry::from(ftl::schedule::GC_SCHEDULES.listing());
     for (name, about) in &mut schedules.entries {
         if name == ftl::schedule::DEFAULT {
@@ -47,6 +48,7 @@ pub fn registries() -> Vec<Registry> {
         schedules,
         buffer::BUFFERS.listing().into(),
         host::HOST_LAYERS.listing().into(),
+        host::placement::PLACEMENTS.listing().into(),
         generators,
         workload::trace::FORMATS.listing().into(),
         reg(

@@ -663,6 +663,7 @@ impl Config {
         let kind = self.workload.get("kind").and_then(|k| k.as_str()).unwrap_or("");
         let mut kinds = workload::gen::GENERATORS.names();
         kinds.push("trace");
+        kinds.push(workload::gen::STREAMS);
         known("workload.kind", "workload kind", kind, kinds)
     }
 

@@ -247,6 +247,9 @@ fn open_workload(cfg: &Config, r: &Resolved) -> Result<Box<dyn Workload>, Error>
         seed: derive_seed(cfg.seed, "workload"),
         source: cfg.source.clone(),
     };
+    if kind == gen::STREAMS {
+        return gen::multi::build(table, &ctx);
+    }
     gen::build(&kind, table, &ctx)
 }
 

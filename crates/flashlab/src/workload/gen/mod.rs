@@ -47,9 +47,16 @@ pub const GENERATORS: Registry<BuildFn> = Registry {
         Entry { name: "hotcold", about: "hot_access (0.8) of requests on the first hot_space (0.2)", params: crate::registry::schema_of::<hotcold::HotColdParams>, caps: (), build: hotcold::build },
         Entry { name: "tpcc-like", about: "OLTP page writes: database grows 10%→100%, 22.9× footprint, top 20% of pages ~90%", params: oltp::params, caps: (), build: oltp::build_tpcc },
         Entry { name: "linkbench-like", about: "as tpcc-like but update-heavy: 229× footprint, top 20% of pages ~80%", params: oltp::params, caps: (), build: oltp::build_linkbench },
-        Entry { name: "streams", about: "several generators side by side by byte share, each writing with its own placement identifier", params: crate::registry::schema_of::<multi::MultiParams>, caps: (), build: multi::build },
     ],
 };
+
+/// The workload kind of generators side by side ([`multi`]): like `trace`, a kind of its own
+/// beside the registry (it takes none of the common keys; each stream is a generator's table).
+pub const STREAMS: &str = "streams";
+
+/// What `flashlab list` says of [`STREAMS`].
+pub const STREAMS_ABOUT: &str =
+    "several generators side by side by byte share, each writing with its own placement identifier ([[workload.streams]])";
 
 /// Build the generator `kind`; an unknown name lists the valid ones.
 pub fn build(kind: &str, params: toml::Table, ctx: &GenContext) -> Result<Box<dyn Workload>, Error> {
