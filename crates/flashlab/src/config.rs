@@ -573,8 +573,8 @@ impl Config {
     }
 
     /// What a zoned device (`ftl.mapping = "zns"`) runs with: no write buffer, no block remap,
-    /// and no preconditioning under a host layer that keeps its own log (preconditioning writes
-    /// the device directly, below it).
+    /// and no random preconditioning overwrite unless a host layer that keeps its own log
+    /// (`log`, which preconditioning then writes through) places it.
     fn check_zoned(&self) -> Result<(), Error> {
         if self.ftl.mapping != "zns" {
             return Ok(());
@@ -591,18 +591,12 @@ impl Config {
                 "\"compact\" remaps blocks, which would break a zoned device's write pointers",
             ));
         }
-        if self.precondition.overwrite > 0.0 {
+        let layer = crate::host::HOST_LAYERS.find(&self.host.layer)?;
+        if !layer.caps.zoned && self.precondition.overwrite > 0.0 {
             return Err(Error::config(
                 "precondition.overwrite",
-                "random overwrites break a zoned device's write pointers; a sequential fill (fill = true) writes zones in order",
-            ));
-        }
-        let layer = crate::host::HOST_LAYERS.find(&self.host.layer)?;
-        if layer.caps.zoned && self.precondition.fill {
-            return Err(Error::config(
-                "precondition",
                 format!(
-                    "preconditioning writes the device directly, below host layer `{}` and its log: turn fill off and let the workload fill the device",
+                    "random overwrites through host layer `{}` break a zoned device's write pointers; a sequential fill (fill = true) writes zones in order, and host.layer = \"log\" takes both",
                     layer.name
                 ),
             ));

@@ -1,7 +1,8 @@
 //! Zoned namespaces end to end: the host's log-structured layer over a ZNS device against the
 //! conventional page-mapped SSD (same segment size, OP, victim policy and schedule, same
 //! trace: the same WAF and erases, while the device itself only ever writes at write
-//! pointers), and what a zoned device refuses, reported with the trace line.
+//! pointers; preconditioning through the host's log leaves the SSD's own state), and what a
+//! zoned device refuses, reported with the trace line.
 
 use flashlab::{sim, Config, Results};
 
@@ -34,6 +35,7 @@ fn pair(workload: &str, gc: &str, mode: &str) -> (Results, Results) {
 fn zns_with_the_host_log_equals_the_conventional_ssd() {
     let workloads = [
         "kind = \"uniform\"\nvolume_ratio = 4.0",
+        "kind = \"uniform\"\nvolume_ratio = 1.0\n[precondition]\nfill = true\noverwrite = 1.0",
         "kind = \"zipf\"\ntheta = 0.9\nread_share = 0.3\nvolume_ratio = 4.0",
         "kind = \"hotcold\"\nrequest_size = \"16KiB\"\ntrim_share = 0.05\nvolume_ratio = 4.0",
     ];
@@ -97,8 +99,8 @@ fn zoned_configs_refuse_what_cannot_work() {
     let err =
         |text: String| Config::from_toml_str(&text, "z.toml", &[]).err().map(|e| e.to_string()).unwrap_or_default();
     assert!(err(base("mapping = \"page\"", "[host]\nlayer = \"log\"\n")).contains("needs a zoned device"));
-    assert!(err(base("mapping = \"zns\"", "[host]\nlayer = \"log\"\n[precondition]\nfill = true\n"))
-        .contains("precondition"));
+    let preconditioned = "[host]\nlayer = \"log\"\n[precondition]\nfill = true\noverwrite = 1.0\n";
+    assert_eq!(err(base("mapping = \"zns\"", preconditioned)), "", "the log takes a fill and an overwrite");
     assert!(err(base("mapping = \"zns\"", "[precondition]\noverwrite = 1.0\n")).contains("precondition.overwrite"));
     assert!(err(base("mapping = \"zns\"", "[buffer]\npolicy = \"lru\"\ndram = \"64KiB\"\n")).contains("buffer.policy"));
     assert!(err(base("mapping = \"zns\"\ngc = \"greedy\"", "")).contains("ftl.gc"));

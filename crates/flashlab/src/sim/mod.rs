@@ -143,7 +143,7 @@ pub struct Preconditioned {
 /// when preconditioning writes nothing (nothing to share).
 pub fn precondition_key(cfg: &Config) -> Option<String> {
     let p = &cfg.precondition;
-    if !p.fill && p.overwrite <= 0.0 {
+    if !p.fill && p.overwrite <= 0.0 || through_host(cfg) {
         return None;
     }
     let verify = cfg.sim.verify || cfg.sim.crash_at.is_some();
@@ -264,7 +264,12 @@ fn run_parts(
     let copy_s = if state.is_some() { t0.elapsed().as_secs_f64() } else { 0.0 };
     let mut host = host::build(&cfg.host, &cfg.host_context(r))?;
     let t1 = Instant::now();
-    if state.is_none() {
+    if through_host(cfg) {
+        if cfg.precondition.fill || cfg.precondition.overwrite > 0.0 {
+            check_trace(cfg, r)?;
+        }
+        precondition_host(cfg, r, &mut dev, host.as_mut(), progress)?;
+    } else if state.is_none() {
         if precondition_key(cfg).is_some() {
             check_trace(cfg, r)?;
         }
@@ -311,6 +316,66 @@ fn precondition(
     if let Some(timeline) = clock {
         dev.ftl.nand_mut().attach_timeline(timeline);
     }
+    if let Some(tl) = dev.ftl.nand_mut().timeline_mut() {
+        tl.reset();
+    }
+    result
+}
+
+/// Does preconditioning write through the host layer? A layer that keeps its own log on a
+/// zoned device (`log`) must see every write, so its device's state is its own (never shared
+/// through a [`PreconditionPool`]).
+fn through_host(cfg: &Config) -> bool {
+    host::HOST_LAYERS.get(&cfg.host.layer).is_some_and(|e| e.caps.zoned)
+}
+
+/// [`precondition`] through the host layer: the same pages in the same order as the direct
+/// path writes (the fill in address order, then the overwrite's draws from the same seed), as
+/// one-page write requests at time 0 with the device's clock detached, so a zoned device
+/// under `log` starts where the conventional SSD does.
+fn precondition_host(
+    cfg: &Config,
+    r: &Resolved,
+    dev: &mut Device,
+    host: &mut dyn host::HostLayer,
+    progress: &mut dyn Progress,
+) -> Result<(), Error> {
+    let clock = dev.ftl.nand_mut().detach_timeline();
+    let result = (|| {
+        let p = &cfg.precondition;
+        let n = r.logical_pages;
+        let mut write = |lpn: u64| -> Result<(), Error> {
+            let req =
+                Request { time_ns: 0, op: Op::Write, offset: lpn * r.page_size, len: r.page_size, placement: None };
+            host.submit(&req, Nanos::ZERO, dev)?;
+            dev.end_request(Nanos::ZERO)
+        };
+        let mut tick = |done: u64| {
+            if done & 0xFFFF == 0 {
+                progress.update(done);
+                if progress.cancelled() {
+                    return Err(Error::Interrupted);
+                }
+            }
+            Ok(())
+        };
+        if p.fill {
+            for lpn in 0..n {
+                write(lpn)?;
+                tick(lpn)?;
+            }
+        }
+        if p.overwrite > 0.0 {
+            let total = (p.overwrite * n as f64) as u64;
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(derive_seed(cfg.seed, "precondition"));
+            for i in 0..total {
+                write(rng.random_range(0..n))?;
+                tick(i)?;
+            }
+        }
+        Ok(())
+    })();
+    dev.ftl.nand_mut().attach_timeline(clock);
     if let Some(tl) = dev.ftl.nand_mut().timeline_mut() {
         tl.reset();
     }
