@@ -210,6 +210,9 @@ FtlConfig = TypedDict("FtlConfig", {
     "mapping": str,
     #: Parameters of the mapping scheme, e.g. a cached table's window (see "Parameter tables").
     "mapping_params": Dict[str, Any],
+    #: NVMe Flexible Data Placement: reclaim unit handles that a write's placement identifier
+    #: chooses (page-mapped schemes with a single-stream GC policy). Absent: no placement.
+    "placement": Optional["PlacementConfig"],
     #: Where host writes go across planes.
     "striping": "Striping",
 })
@@ -273,18 +276,41 @@ GcReport = TypedDict("GcReport", {
 #: The erase / garbage-collection unit.
 GcUnit = Literal["block", "line"]
 
+#: One reclaim unit handle's line of [`PlacementReport`].
+HandleReport = TypedDict("HandleReport", {
+    #: Pages of the handle's data GC moved (wherever they were stored).
+    "gc_moves": int,
+    #: The placement identifier.
+    "handle": int,
+    #: Host page writes placed through the handle.
+    "host_pages": int,
+    #: The reclaim units the handle's stream filled, reclaimed and holds.
+    "stored": "StreamHoldings",
+    #: (host pages + GC moves) / host pages: the handle's write amplification; null without
+    #: host writes.
+    "waf": Optional[float],
+})
+
 #: `[host]`: how requests reach the device.
 HostConfig = TypedDict("HostConfig", {
     #: When requests are issued.
     "arrival": "Arrival",
     #: Host layer that turns byte requests into logical pages.
     "layer": str,
+    #: Parameters of the host layer (see "Parameter tables"); `log` takes its GC here.
+    "layer_params": Dict[str, Any],
     #: Split requests longer than this into consecutive requests of at most this size, each
     #: issued on its own (with the original's arrival time), as a block layer's request-size
     #: limit (`max_sectors_kb`) does. At least 1 byte; absent: requests are issued whole.
     "max_request": Optional[int],
     #: What to do with a request beyond the logical capacity.
     "out_of_range": "OutOfRange",
+    #: Host placement policy: chooses the placement identifier of every write, which the
+    #: device's `[ftl.placement]` maps to a reclaim unit handle. `policy` names it
+    #: (`address`, `size`, `sepbit`, `trace`; `flashlab list`); the table's other keys are its
+    #: parameters (see "Parameter tables"). Absent: a write keeps the identifier it carries (a
+    #: trace's placement column, a `streams` generator's).
+    "placement": Optional[Dict[str, Any]],
     #: Outstanding requests in closed loop: 1 to 65536, NVMe's largest queue (a deeper queue
     #: models no real host, and the simulator keeps one slot per outstanding request).
     "queue_depth": int,
@@ -342,6 +368,9 @@ HybridReport = TypedDict("HybridReport", {
     #: First write of a page at its offset in its data block.
     "write_data": int,
 })
+
+#: Isolation type of the reclaim unit handles (NVMe FDP).
+Isolation = Literal["initial", "persistent"]
 
 #: Host request latencies in µs (timing mode; null in accounting mode), from arrival to completion.
 Latencies = TypedDict("Latencies", {
@@ -432,6 +461,33 @@ NandCounters = TypedDict("NandCounters", {
 #: What to do with a request beyond the logical capacity.
 OutOfRange = Literal["error", "wrap", "compact"]
 
+#: `[ftl.placement]`: NVMe FDP reclaim unit handles (page-mapped schemes). Absent: no
+#: placement; a write's placement identifier is then ignored (and counted).
+PlacementConfig = TypedDict("PlacementConfig", {
+    #: Handle of a write with no placement identifier or an invalid one.
+    "default_handle": int,
+    #: Reclaim unit handles: placement identifiers 0 to `handles` − 1; 1 to 128.
+    "handles": int,
+    #: `persistent` (GC keeps each handle's data in its own reclaim units) or `initial` (GC
+    #: mixes handles in one shared stream; the Streams directive).
+    "isolation": "Isolation",
+})
+
+#: `results.json` `placement`: what each reclaim unit handle wrote and GC moved (FDP).
+PlacementReport = TypedDict("PlacementReport", {
+    #: With initial isolation, the shared stream GC moves every handle's pages into.
+    "gc_stream": Optional["StreamHoldings"],
+    #: Per handle, in order.
+    "handles": List["HandleReport"],
+    #: Host page writes whose placement identifier named no handle (placed on the default
+    #: handle; FDP's "Invalid Placement Identifier" event).
+    "invalid_ids": int,
+    #: Isolation type of the handles.
+    "isolation": "Isolation",
+    #: Host page writes without a placement identifier (placed on the default handle).
+    "untagged_writes": int,
+})
+
 #: `[precondition]`: bring the device to a steady state before measuring. Excluded from results.
 PreconditionConfig = TypedDict("PreconditionConfig", {
     #: Write every logical page once, in order.
@@ -469,6 +525,9 @@ Results = TypedDict("Results", {
     "mapping": "MappingSummary",
     #: The config's `name`.
     "name": Optional[str],
+    #: Per reclaim unit handle: host pages, GC moves, WAF, reclaim units (`ftl.placement`
+    #: only).
+    "placement": Optional["PlacementReport"],
     #: Reuse distances of the measured phase (`sim.reuse_distance`).
     "reuse": Optional["ReuseSummary"],
     #: The layout of this file ([`SCHEMA_VERSION`]); a reader refuses another.
@@ -500,6 +559,9 @@ Results = TypedDict("Results", {
     "wear_histogram": List[Tuple[int, int]],
     #: The workload, described in one line.
     "workload": str,
+    #: Zone resets, finishes, appends and open-zone peaks (zoned devices, `ftl.mapping =
+    #: "zns"`, only).
+    "zones": Optional["ZoneReport"],
 })
 
 #: LRU stack distances of page re-accesses (`sim.reuse_distance`).
@@ -621,6 +683,20 @@ SizeClassLatency = TypedDict("SizeClassLatency", {
     "write": "LatencySummary",
 })
 
+#: A write stream's reclaim units: counts over the measured phase, holdings at its end.
+StreamHoldings = TypedDict("StreamHoldings", {
+    #: Pages of the reclaim units the stream holds at the end (open and filled): with
+    #: `valid_pages`, its effective over-provisioning `held / valid − 1`.
+    "held_pages": int,
+    #: Reclaim units the stream filled.
+    "ru_filled": int,
+    #: Reclaim units of the stream GC reclaimed while they held valid data, which it moved
+    #: (FDP's "Media Reallocated" event).
+    "ru_reallocated": int,
+    #: Valid pages in those reclaim units at the end.
+    "valid_pages": int,
+})
+
 #: Pages per write stream.
 StreamPages = TypedDict("StreamPages", {
     #: Pages.
@@ -679,4 +755,24 @@ Wear = TypedDict("Wear", {
     "erase_min": int,
     #: Standard deviation of erases per block.
     "erase_stddev": float,
+})
+
+#: `results.json` `zones`: what the host did with the zones.
+ZoneReport = TypedDict("ZoneReport", {
+    #: Pages written by zone append.
+    "appends": int,
+    #: Zones finished by the host.
+    "finishes": int,
+    #: Open zones closed to open another (the open limit reached).
+    "implicit_closes": int,
+    #: Most zones active (open or closed) at once.
+    "peak_active": int,
+    #: Most zones open at once.
+    "peak_open": int,
+    #: Zone resets (each erases the zone's blocks).
+    "resets": int,
+    #: Pages per zone.
+    "zone_pages": int,
+    #: Zones on the device.
+    "zones": int,
 })

@@ -177,6 +177,8 @@ fn the_estimate_bounds_each_option_and_all_together() {
         "buffer.policy=\"lru\"",
         "buffer.dram=\"4GiB\"",
         "sim.intervals=100000",
+        "ftl.placement.handles=2",
+        "host.placement.policy=\"sepbit\"",
     ];
     all.extend(deep.iter().copied());
     check(&[
@@ -187,6 +189,8 @@ fn the_estimate_bounds_each_option_and_all_together() {
         ("deep queue, timing", deep),
         ("many intervals", vec!["sim.intervals=100000"]),
         ("interval_writes = 1", vec!["sim.interval_writes=1"]),
+        // FDP handles in the FTL and SepBIT's per-page stamps in the host.
+        ("sepbit placement", vec!["ftl.placement.handles=2", "host.placement.policy=\"sepbit\""]),
         ("all options", all),
     ]);
 }

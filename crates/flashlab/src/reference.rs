@@ -395,8 +395,9 @@ fn table_keys(table: &str, schema: &Schema) -> Vec<Key> {
 }
 
 /// Every registry's parameter tables: `[ftl.gc_params]` per GC policy, `[ftl.gc_schedule_params]`
-/// per schedule, `[ftl.mapping_params]` per mapping, and `[workload]` per generator (its own keys
-/// after the common ones) and for traces.
+/// per schedule, `[ftl.mapping_params]` per mapping, `[host.layer_params]` per host layer, `[workload]` per generator (its own keys
+/// after the common ones) and for traces, and `[host.placement]` per host placement policy (its
+/// `policy` key first).
 pub fn param_tables() -> Vec<ParamTable> {
     let mut out = Vec::new();
     let mut add = |table, selector, name, schema: Schema| {
@@ -407,6 +408,7 @@ pub fn param_tables() -> Vec<ParamTable> {
         crate::ftl::schedule::GC_SCHEDULES.listing(),
         crate::ftl::MAPPINGS.listing(),
         crate::buffer::BUFFERS.listing(),
+        crate::host::HOST_LAYERS.listing(),
     ];
     for l in listings {
         let Some(table) = l.params_table else { continue };
@@ -430,6 +432,12 @@ pub fn param_tables() -> Vec<ParamTable> {
         add("workload", "workload.kind", e.name, schema);
     }
     add("workload", "workload.kind", "trace", crate::workload::trace::params());
+    add(
+        "workload",
+        "workload.kind",
+        crate::workload::gen::STREAMS,
+        crate::registry::schema_of::<crate::workload::gen::multi::MultiParams>(),
+    );
     for t in out.iter_mut().filter(|t| t.table == "workload") {
         let kind = Key {
             key: "workload.kind".into(),
@@ -440,6 +448,21 @@ pub fn param_tables() -> Vec<ParamTable> {
             section: "workload".into(),
         };
         t.keys.insert(0, kind);
+    }
+    let placements = crate::host::placement::PLACEMENTS.listing();
+    let table = placements.params_table.expect("host placement policies have a table");
+    for (name, _, params) in placements.entries {
+        let mut keys = table_keys(table, &params());
+        let policy = Key {
+            key: placements.key.into(),
+            ty: "string".into(),
+            default: None,
+            unit: String::new(),
+            description: format!("Required: the host placement policy, `\"{name}\"` for this table (`flashlab list`)."),
+            section: table.into(),
+        };
+        keys.insert(0, policy);
+        out.push(ParamTable { table, selector: placements.key, name, keys });
     }
     out
 }
@@ -501,9 +524,9 @@ pub fn config_markdown() -> String {
     sections(&mut out, &config_keys(), true, &|s| format!("`[{s}]`"));
     out.push_str(
         "## Parameter tables\n\n\
-         `[ftl.gc_params]`, `[ftl.gc_schedule_params]`, `[ftl.mapping_params]` and the rest of \
-         `[workload]` belong to the policy chosen by `ftl.gc`, `ftl.gc_schedule`, `ftl.mapping` and \
-         `workload.kind`; each policy parses its table into the struct listed here, and a key it does \
+         `[ftl.gc_params]`, `[ftl.gc_schedule_params]`, `[ftl.mapping_params]`, the rest of \
+         `[host.placement]` and the rest of `[workload]` belong to the policy chosen by `ftl.gc`, \
+         `ftl.gc_schedule`, `ftl.mapping`, `host.placement.policy` and `workload.kind`; each policy parses its table into the struct listed here, and a key it does \
          not list is an error.\n\n",
     );
     let common: Vec<String> =
@@ -516,7 +539,7 @@ pub fn config_markdown() -> String {
             key_table(&mut out, &rows, true);
         }
         out.push_str(&format!("### `[{}]` with `{} = \"{}\"`\n\n", t.table, t.selector, t.name));
-        let generator = t.table == "workload" && t.name != "trace";
+        let generator = t.table == "workload" && t.name != "trace" && t.name != crate::workload::gen::STREAMS;
         let rows: Vec<&Key> = t.keys.iter().filter(|k| !(generator && common.contains(&k.key))).collect();
         if generator {
             out.push_str("The keys every generator takes, and:\n\n");
@@ -590,14 +613,27 @@ pub fn annotated_toml(cfg: &Config) -> String {
             let name = &k.key[head.key.len() + 1..];
             if k.ty == "table" {
                 subtables.push((k, name));
-            } else {
+            } else if !name.contains('.') {
                 leaf(&mut out, k, name, section.get(name));
             }
         }
         for (k, name) in subtables {
-            let set = section.get(name).and_then(toml::Value::as_table).cloned().unwrap_or_default();
-            out.push_str(&format!("\n{}[{}]\n", comment(k), k.key));
-            free_table(&mut out, &k.key, &set, selected_table(&tree, &tables, &k.key));
+            let set = section.get(name).and_then(toml::Value::as_table);
+            // An optional table left out (`[ftl.placement]`, `[host.placement]`): not set.
+            let header = if set.is_some() { format!("[{}]", k.key) } else { format!("# [{}]", k.key) };
+            out.push_str(&format!("\n{}{header}\n", comment(k)));
+            let prefix = format!("{}.", k.key);
+            let fields: Vec<&Key> =
+                keys.iter().filter(|c| c.key.strip_prefix(&prefix).is_some_and(|rest| !rest.contains('.'))).collect();
+            if !fields.is_empty() {
+                // A table of fixed keys: each one, set or not.
+                for c in fields {
+                    let field = &c.key[prefix.len()..];
+                    leaf(&mut out, c, field, set.and_then(|t| t.get(field)));
+                }
+            } else if let Some(set) = set {
+                free_table(&mut out, &k.key, set, selected_table(&tree, &tables, &k.key));
+            }
         }
     }
     out

@@ -36,6 +36,7 @@ pub struct Address {
 }
 
 fn parse(params: &toml::Table) -> Result<Address, Error> {
+    super::require(params, "bounds", "byte offsets such as [\"1GiB\", \"8GiB\"]")?;
     let p: Params = parse_params(TABLE, params)?;
     Ok(Address { classes: Classes::new(&p.bounds, p.handles.as_deref())? })
 }
@@ -91,12 +92,12 @@ mod tests {
             Error::Config { key, .. } => key,
             e => panic!("{e}"),
         };
-        assert_eq!(key(""), "host.placement");
+        assert_eq!(key(""), "host.placement.bounds");
         assert_eq!(key("bounds = [\"8GiB\", \"1GiB\"]"), "host.placement.bounds");
         assert_eq!(key("bounds = [\"lots\"]"), "host.placement.bounds[0]");
         assert_eq!(key("bounds = [\"1GiB\"]\nhandles = [1]"), "host.placement.handles");
         assert_eq!(key("bounds = [\"1GiB\"]\nhandles = [1, 70000]"), "host.placement.handles[1]");
-        assert_eq!(key("bounds = [\"1GiB\"]\nthreshold = 0.1"), "host.placement");
+        assert_eq!(key("bounds = [\"1GiB\"]\nthreshold = 0.1"), "host.placement.threshold");
         check(&"bounds = [4096]".parse().unwrap()).unwrap();
     }
 }

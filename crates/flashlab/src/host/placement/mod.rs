@@ -155,6 +155,14 @@ fn entry(table: &toml::Table) -> Result<(&'static Entry<PlacementBuildFn, Placem
     Ok((found, params))
 }
 
+/// A parameter without a default: missing, an error naming it (rather than the table).
+pub(crate) fn require(params: &toml::Table, key: &str, what: &str) -> Result<(), Error> {
+    match params.contains_key(key) {
+        true => Ok(()),
+        false => Err(Error::config(format!("{TABLE}.{key}"), format!("required: {what}"))),
+    }
+}
+
 /// `[host.placement]` checked without the logical space: a known policy and its parameters.
 pub fn check(table: &toml::Table) -> Result<(), Error> {
     let (e, params) = entry(table)?;
@@ -211,10 +219,8 @@ impl Workload for Placed {
         if !self.inner.next_batch(out, max) {
             return false;
         }
-        for i in start..out.len() {
-            let mut req = out[i];
-            self.apply(&mut req);
-            out[i] = req;
+        for req in &mut out[start..] {
+            self.apply(req);
         }
         true
     }

@@ -389,21 +389,31 @@ mod tests {
 
     #[test]
     fn rebasing_keeps_every_decision_while_ages_stay_below_half_the_span() {
-        // A small span forces a rebase every 32 pages written; ages of this workload stay below
-        // 32 (16 pages, each rewritten within 31 writes), so decisions must not change.
+        // A span of 128 rebases every 64 pages written and keeps ages below 64 exact; this
+        // workload rewrites a page once it is 20 writes old (one such page per request), so no
+        // age reaches 64 and no decision may change.
         let table: toml::Table = "batch_pages = 3".parse().unwrap();
-        let mut small = SepBit::new(&table, &ctx(16), 64).unwrap();
+        let mut small = SepBit::new(&table, &ctx(16), 128).unwrap();
         let mut wide = SepBit::new(&table, &ctx(16), SPAN).unwrap();
-        let mut x = 12345u64;
+        let mut last = [0u64; 16];
+        let (mut now, mut oldest_age, mut x) = (0u64, 0u64, 12345u64);
         for _ in 0..5000 {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let lpn = (x >> 33) % 16;
-            let len = 1 + (x >> 20) % 3;
+            let old = (0..16).min_by_key(|&l| last[l]).unwrap();
+            let (lpn, len) = if now - last[old] >= 20 { (old as u64, 1) } else { ((x >> 33) % 16, 1 + (x >> 20) % 3) };
+            for i in 0..len {
+                let l = ((lpn + i) % 16) as usize;
+                oldest_age = oldest_age.max(now - last[l]);
+                last[l] = now;
+                now += 1;
+            }
             let req = write(lpn * PS, len * PS);
             assert_eq!(small.place(&req), wide.place(&req));
             assert_eq!(small.ell(), wide.ell());
         }
+        assert!(oldest_age < 64, "the workload keeps ages below half the span ({oldest_age})");
         assert!(small.base > 0 && wide.base == 0);
+        assert!(small.ell() < u64::MAX, "ℓ was learned");
     }
 
     #[test]
@@ -419,7 +429,7 @@ mod tests {
         assert_eq!(key("threshold = 0.1\nbatch_pages = 8"), "host.placement.batch_pages");
         assert_eq!(key("batch_pages = 0"), "host.placement.batch_pages");
         assert_eq!(key("long = -1"), "host.placement.long");
-        assert_eq!(key("fifo = 3"), "host.placement");
+        assert_eq!(key("fifo = 3"), "host.placement.fifo");
     }
 
     #[test]

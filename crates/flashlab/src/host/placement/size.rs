@@ -35,6 +35,7 @@ pub struct Size {
 }
 
 fn parse(params: &toml::Table) -> Result<Size, Error> {
+    super::require(params, "bounds", "request lengths such as [\"16KiB\", \"256KiB\"]")?;
     let p: Params = parse_params(TABLE, params)?;
     Ok(Size { classes: Classes::new(&p.bounds, p.handles.as_deref())? })
 }
