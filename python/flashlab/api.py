@@ -49,6 +49,22 @@ class Result:
         return self._series
 
     @property
+    def handles(self):
+        """Per FDP reclaim unit handle (``ftl.placement``), one row each: ``handle``,
+        ``host_pages``, ``gc_moves``, ``waf``, ``ru_filled``, ``ru_reallocated``,
+        ``held_pages``, ``valid_pages`` (docs/results.md, ``placement``). Empty without
+        placement."""
+        import pandas as pd
+
+        columns = ["handle", "host_pages", "gc_moves", "waf", "ru_filled", "ru_reallocated", "held_pages", "valid_pages"]
+        placement = self.summary.get("placement") or {"handles": []}
+        rows = [
+            {**{k: h[k] for k in ("handle", "host_pages", "gc_moves", "waf")}, **h["stored"]}
+            for h in placement["handles"]
+        ]
+        return pd.DataFrame(rows, columns=columns).astype({"waf": float})
+
+    @property
     def waf(self) -> Optional[float]:
         """Flash programs / host page writes (device write amplification, buffer included)."""
         return self.summary["waf"]

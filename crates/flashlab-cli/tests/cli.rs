@@ -661,6 +661,7 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
         ("defrag", "Choulseung Hyun"),
         ("vsegment", "Seunghwan Hyun"),
         ("2rpp", "Hyojun An"),
+        ("fdp", "Michael Allison"),
     ] {
         let report = std::fs::read_to_string(out.join(name).join("report.md")).unwrap();
         assert!(report.contains(&format!("Paper: {author}")), "{name} report cites no authors");
@@ -1052,6 +1053,21 @@ fn reproduce_all_quick_writes_a_report_a_browser_can_open() {
         assert!(l.ends_with("| by construction |") || l.contains("| none"), "{l}");
     }
     check_snapshot("vsegment-quick-report.md", &vreport);
+
+    assert!(html.contains("<section id=\"fdp\">"), "index.html lacks the fdp section");
+    let fdp: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("fdp/results.json")).unwrap()).unwrap();
+    let main_waf = |util: f64, device: &str| {
+        let rows = fdp["rows"].as_array().unwrap();
+        let row = rows.iter().find(|r| r["role"] == "main" && r["utilization"] == util && r["device"] == device);
+        row.unwrap()["waf"].as_f64().unwrap()
+    };
+    assert!(main_waf(1.0, "fdp") < 1.15 && main_waf(1.0, "non-fdp") > 2.0, "FDP separates the engines at 100%");
+    let fdp_report = std::fs::read_to_string(out.join("fdp/report.md")).unwrap();
+    for needle in ["FDP_enabled_Cache.md", "### Declared before the run", "## Per handle", "soc-share.svg", "waf.svg"] {
+        assert!(fdp_report.contains(needle), "fdp report lacks {needle}");
+    }
+    check_snapshot("fdp-quick-report.md", &fdp_report);
 
     let o = flashlab(&["reproduce", "2rppp"]);
     assert!(text(&o).contains("unknown reproduction `2rppp`") && text(&o).contains("2rpp"), "{}", text(&o));

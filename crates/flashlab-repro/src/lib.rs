@@ -12,6 +12,7 @@
 
 pub mod defrag;
 pub mod dwb;
+pub mod fdp;
 pub mod html;
 pub mod plot;
 pub mod two_r_pp;
@@ -405,6 +406,13 @@ pub const REPRODUCTIONS: &[Reproduction] = &[
         traces: &[],
         phased: false,
         run: vsegment::run,
+    },
+    Reproduction {
+        name: "fdp",
+        about: "FDP flash cache (Allison et al., EuroSys 2025): CacheLib's SOC and LOC writes with and without NVMe FDP: device WAF at 100% and 50% utilisation",
+        traces: &[],
+        phased: false,
+        run: fdp::run,
     },
 ];
 

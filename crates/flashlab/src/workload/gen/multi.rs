@@ -58,12 +58,12 @@ pub struct MultiParams {
     /// The workload's seed; default: derived from the run's `seed`.
     #[serde(default)]
     pub seed: Option<u64>,
-    /// The streams: each a generator's table (`kind` and its keys) plus `share` (of the
+    /// Required: the streams, each a generator's table (`kind` and its keys) plus `share` (of the
     /// bytes, > 0; shares are normalised) and `placement` (0 to 65535, the identifier its
     /// writes carry; absent: none).
     #[serde(default)]
-    #[schemars(with = "Vec<crate::registry::FreeTable>")]
-    pub streams: Vec<toml::Table>,
+    #[schemars(with = "Option<Vec<crate::registry::FreeTable>>")]
+    pub streams: Option<Vec<toml::Table>>,
 }
 
 /// Keys a stream may not set: the length is the whole workload's.
@@ -115,7 +115,8 @@ pub fn build(params: toml::Table, ctx: &GenContext) -> Result<Box<dyn Workload>,
             format!("generator `streams`: {}", crate::units::plain_types(e.message())),
         )
     })?;
-    if p.streams.is_empty() {
+    let streams = p.streams.unwrap_or_default();
+    if streams.is_empty() {
         return Err(config("streams", "no stream: give at least one [[workload.streams]] table"));
     }
     let (limit_bytes, limit_requests) = match (&p.volume, p.requests) {
@@ -146,8 +147,8 @@ pub fn build(params: toml::Table, ctx: &GenContext) -> Result<Box<dyn Workload>,
         return Err(config("iat_ns", "runs past the simulated clock's end (2^63 ns): lower iat_ns or the length"));
     }
     let seed = p.seed.unwrap_or(ctx.seed);
-    let mut parts = Vec::with_capacity(p.streams.len());
-    for (i, mut table) in p.streams.into_iter().enumerate() {
+    let mut parts = Vec::with_capacity(streams.len());
+    for (i, mut table) in streams.into_iter().enumerate() {
         if let Some(k) = LENGTH_KEYS.iter().find(|k| table.contains_key(**k)) {
             return Err(config(
                 &stream_key(i, k),
