@@ -284,7 +284,8 @@ HandleReport = TypedDict("HandleReport", {
     "handle": int,
     #: Host page writes placed through the handle.
     "host_pages": int,
-    #: The reclaim units the handle's stream filled, reclaimed and holds.
+    #: The reclaim units the handle's streams filled, reclaimed and hold (its host stream,
+    #: and under persistent isolation its own GC stream).
     "stored": "StreamHoldings",
     #: (host pages + GC moves) / host pages: the handle's write amplification; null without
     #: host writes.
@@ -462,7 +463,7 @@ NandCounters = TypedDict("NandCounters", {
 OutOfRange = Literal["error", "wrap", "compact"]
 
 #: `[ftl.placement]`: NVMe FDP reclaim unit handles (page-mapped schemes). Absent: no
-#: placement; a write's placement identifier is then ignored (and counted).
+#: placement; a write's placement identifier is then ignored (the run warns, with how many).
 PlacementConfig = TypedDict("PlacementConfig", {
     #: Handle of a write with no placement identifier or an invalid one.
     "default_handle": int,

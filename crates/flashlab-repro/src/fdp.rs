@@ -1268,12 +1268,8 @@ fn notes(w: &mut String, runs: &Runs) {
     if !persistent.steady() || persistent.waf > initial.waf + 0.1 {
         notes.push(format!(
             "Persistently isolated FDP misbehaves at large SOC shares: at 100% and SOC share 0.9 its handles give {} (window halves {:.2} / \
-             {:.2}; LOC handle WAF {}), initially isolated ones {} (LOC handle {}). In the simulator a persistently isolated \
-             handle's GC moves go to the same open reclaim unit as its new host writes: a LOC block GC takes mid-rewrite \
-             sends pages that are about to be overwritten into blocks of pages that live a whole pass, the LOC stops dying \
-             block by block, holds spare space, and the SOC, short of it, is collected harder. With initial isolation the \
-             moves go to a stream of their own and the LOC stays a clean log. A device with a GC destination per handle, \
-             apart from host writes, is not modelled.",
+             {:.2}; LOC handle WAF {}), initially isolated ones {} (LOC handle {}). Both move GC's pages into reclaim \
+             units of their own, apart from host writes (a GC stream per handle, or one shared): unexplained.",
             waf_cell(persistent),
             persistent.halves.0,
             persistent.halves.1,

@@ -12,8 +12,11 @@
 //!   the "Invalid Placement Identifier" event 03h would log it);
 //! - each handle is a write stream with its own open reclaim unit per plane, so data written
 //!   through different handles never shares a reclaim unit when written;
-//! - `isolation = "persistent"` (RUH type 2, persistently isolated): GC moves a victim's valid
-//!   pages into a reclaim unit of the victim's own handle, so handles stay apart for good;
+//! - GC writes never go into a reclaim unit a handle's host writes are filling (the unit a
+//!   handle references takes host data only; the controller relocates into units of its own);
+//! - `isolation = "persistent"` (RUH type 2, persistently isolated): each handle has a GC
+//!   stream of its own, which takes the valid pages of that handle's victims, so handles stay
+//!   apart for good;
 //! - `isolation = "initial"` (RUH type 1, initially isolated): GC moves valid pages of every
 //!   handle into one shared GC stream, where handles mix — what the spec allows among
 //!   initially isolated handles of a reclaim group, and what the Streams directive leaves to
@@ -57,7 +60,7 @@ impl Isolation {
 }
 
 /// `[ftl.placement]`: NVMe FDP reclaim unit handles (page-mapped schemes). Absent: no
-/// placement; a write's placement identifier is then ignored (and counted).
+/// placement; a write's placement identifier is then ignored (the run warns, with how many).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PlacementConfig {
@@ -111,7 +114,10 @@ impl PlacementConfig {
         let h = self.handles as usize;
         let mut streams: Vec<GcStream> = (0..h).map(|i| GcStream { name: HANDLE_NAMES[i], cold: false }).collect();
         let flows = match self.isolation {
-            Isolation::Persistent => (0..h).map(|i| (i, i)).collect(),
+            Isolation::Persistent => {
+                streams.extend((0..h).map(|i| GcStream { name: GC_NAMES[i], cold: false }));
+                (0..h).flat_map(|i| [(i, h + i), (h + i, h + i)]).collect()
+            }
             Isolation::Initial => {
                 streams.push(GcStream { name: "gc", cold: false });
                 (0..=h).map(|i| (i, h)).collect()
@@ -135,6 +141,20 @@ static HANDLE_NAMES: [&str; MAX_HANDLES as usize] = {
     ];
     DIGITS
 };
+
+/// Stream names of the handles' own GC streams under persistent isolation ("gc0", …).
+static GC_NAMES: [&str; MAX_HANDLES as usize] = [
+    "gc0", "gc1", "gc2", "gc3", "gc4", "gc5", "gc6", "gc7", "gc8", "gc9", "gc10", "gc11", "gc12", "gc13", "gc14",
+    "gc15", "gc16", "gc17", "gc18", "gc19", "gc20", "gc21", "gc22", "gc23", "gc24", "gc25", "gc26", "gc27", "gc28",
+    "gc29", "gc30", "gc31", "gc32", "gc33", "gc34", "gc35", "gc36", "gc37", "gc38", "gc39", "gc40", "gc41", "gc42",
+    "gc43", "gc44", "gc45", "gc46", "gc47", "gc48", "gc49", "gc50", "gc51", "gc52", "gc53", "gc54", "gc55", "gc56",
+    "gc57", "gc58", "gc59", "gc60", "gc61", "gc62", "gc63", "gc64", "gc65", "gc66", "gc67", "gc68", "gc69", "gc70",
+    "gc71", "gc72", "gc73", "gc74", "gc75", "gc76", "gc77", "gc78", "gc79", "gc80", "gc81", "gc82", "gc83", "gc84",
+    "gc85", "gc86", "gc87", "gc88", "gc89", "gc90", "gc91", "gc92", "gc93", "gc94", "gc95", "gc96", "gc97", "gc98",
+    "gc99", "gc100", "gc101", "gc102", "gc103", "gc104", "gc105", "gc106", "gc107", "gc108", "gc109", "gc110", "gc111",
+    "gc112", "gc113", "gc114", "gc115", "gc116", "gc117", "gc118", "gc119", "gc120", "gc121", "gc122", "gc123",
+    "gc124", "gc125", "gc126", "gc127",
+];
 
 /// The FTL's placement state: each logical page's handle, and per handle what the host and GC
 /// did.
@@ -221,23 +241,36 @@ impl Placement {
         h
     }
 
-    /// Stream for the valid pages of a victim filled by stream `victim_stream`.
+    /// Stream for the valid pages of a victim filled by stream `victim_stream`: its handle's
+    /// GC stream (persistent), or the shared one (initial).
     #[inline]
     pub(super) fn gc_stream(&self, victim_stream: usize) -> usize {
+        let h = self.handles as usize;
         match self.isolation {
-            Isolation::Persistent => victim_stream,
-            Isolation::Initial => self.handles as usize,
+            Isolation::Persistent => h + victim_stream % h,
+            Isolation::Initial => h,
         }
     }
 
-    /// GC moved the pages of `lpns` out of a segment of stream `from`. A handle's own stream
-    /// holds only its pages (a page written through another handle since is invalid, not
+    /// The handle all of stream `stream`'s pages belong to: a host stream's, and under
+    /// persistent isolation a GC stream's; `None` for the shared GC stream.
+    #[inline]
+    fn handle_of_stream(&self, stream: usize) -> Option<usize> {
+        let h = self.handles as usize;
+        match self.isolation {
+            Isolation::Persistent => Some(stream % h),
+            Isolation::Initial => (stream < h).then_some(stream),
+        }
+    }
+
+    /// GC moved the pages of `lpns` out of a segment of stream `from`. A handle's own streams
+    /// hold only its pages (a page written through another handle since is invalid, not
     /// moved), so they count by the stream; the shared GC stream mixes handles, so its pages
     /// count by their handle.
     #[inline]
     pub(super) fn moved(&mut self, from: usize, lpns: &[u32]) {
-        match self.counts.moved.get_mut(from) {
-            Some(n) => *n += lpns.len() as u64,
+        match self.handle_of_stream(from) {
+            Some(h) => self.counts.moved[h] += lpns.len() as u64,
             None => {
                 for &lpn in lpns {
                     self.counts.moved[self.handle_of[lpn as usize] as usize] += 1;
@@ -277,6 +310,20 @@ impl Placement {
             held_pages: held[s],
             valid_pages: valid[s],
         };
+        // A handle's holdings: its host stream's, and under persistent isolation its own GC
+        // stream's.
+        let n = self.handles();
+        let own = |i: usize| {
+            let mut s = stream(i);
+            if self.isolation == Isolation::Persistent {
+                let g = stream(n + i);
+                s.ru_filled += g.ru_filled;
+                s.ru_reallocated += g.ru_reallocated;
+                s.held_pages += g.held_pages;
+                s.valid_pages += g.valid_pages;
+            }
+            s
+        };
         PlacementReport {
             isolation: self.isolation,
             handles: (0..self.handles())
@@ -285,7 +332,7 @@ impl Placement {
                     host_pages: c.host_pages[h],
                     gc_moves: c.moved[h],
                     waf: waf(c.host_pages[h], c.moved[h]),
-                    stored: stream(h),
+                    stored: own(h),
                 })
                 .collect(),
             gc_stream: (self.isolation == Isolation::Initial).then(|| stream(self.handles())),
@@ -327,7 +374,8 @@ pub struct HandleReport {
     /// (host pages + GC moves) / host pages: the handle's write amplification; null without
     /// host writes.
     pub waf: Option<f64>,
-    /// The reclaim units the handle's stream filled, reclaimed and holds.
+    /// The reclaim units the handle's streams filled, reclaimed and hold (its host stream,
+    /// and under persistent isolation its own GC stream).
     pub stored: StreamHoldings,
 }
 

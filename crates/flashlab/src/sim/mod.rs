@@ -570,6 +570,8 @@ struct Measure {
     last_done: u64,
     capacity: u64,
     exposure: Exposure,
+    /// Write requests whose placement identifier the device ignored (no `[ftl.placement]`).
+    unplaced: u64,
     reuse: Option<crate::stats::ReuseDistance>,
     /// With `host.out_of_range = "wrap"`: which original addresses met on each page.
     wrap: Option<std::cell::RefCell<WrapTrack>>,
@@ -672,6 +674,7 @@ impl Measure {
             last_done: 0,
             capacity: logical_pages * dev.page_size(),
             exposure: Exposure::default(),
+            unplaced: 0,
             reuse: cfg.sim.reuse_distance.then(crate::stats::ReuseDistance::new),
             wrap: (cfg.host.out_of_range == OutOfRange::Wrap).then(|| {
                 std::cell::RefCell::new(WrapTrack {
@@ -807,6 +810,9 @@ impl Measure {
     ) -> Result<bool, Error> {
         let (first, last) = dev.page_span(req.offset, req.len);
         self.account(req, issue, done, last - first + 1);
+        if req.placement.is_some() && req.op == Op::Write && !dev.places_writes() {
+            self.unplaced += 1;
+        }
         if let Some(rd) = self.reuse.as_mut().filter(|_| req.op != Op::Trim) {
             (first..=last).for_each(|lpn| rd.access(lpn));
         }
@@ -910,6 +916,8 @@ impl Measure {
         ids.clear();
         if dev.places_writes() {
             ids.extend(batch.iter().map(|req| req.placement));
+        } else {
+            self.unplaced += batch.iter().filter(|req| req.placement.is_some()).count() as u64;
         }
         // The first pages of the requests that follow, for the device's prefetch stages.
         lpns.extend(ahead.iter().map(|req| dev.page_span(req.offset, req.len).0));
@@ -1030,6 +1038,12 @@ impl Measure {
         let mut warnings = steady_state_warnings(cfg, r, self.host.write_pages, flash.erases);
         if let Some(w) = self.wrap.as_ref().and_then(|w| w.borrow().warning(self.capacity)) {
             warnings.push(w);
+        }
+        if self.unplaced > 0 {
+            warnings.push(format!(
+                "{} write requests carried a placement identifier, which this device ignores: [ftl.placement] gives it reclaim unit handles",
+                self.unplaced
+            ));
         }
         if timing && open_loop(cfg) {
             let first = self.first_issue.unwrap_or(0);
