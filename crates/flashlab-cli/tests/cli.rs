@@ -1254,6 +1254,11 @@ fn every_mapping_scheme_runs_traces_and_generators() {
         let m = format!("ftl.mapping=\"{scheme}\"");
         let p = format!("workload.path={trace}");
         args.extend_from_slice(&["--set", &m, "--set", &p]);
+        // Zones take their writes through the host's log, a zone per line.
+        let zoned = ["--set", "host.layer=\"log\"", "--set", "ftl.gc_unit=\"line\""];
+        if scheme == "zns" {
+            args.extend_from_slice(&zoned);
+        }
         let o = flashlab(&args);
         assert!(o.status.success(), "{scheme} on a trace: {}", text(&o));
         for kind in ["sequential", "uniform", "zipf", "hotcold", "mixed", "tpcc-like"] {
@@ -1263,6 +1268,9 @@ fn every_mapping_scheme_runs_traces_and_generators() {
             let mut extra = vec!["--set", &m, "--set", "workload=", "--set", &k, "--set", "workload.volume_ratio=1.5"];
             if kind == "zipf" {
                 extra.extend_from_slice(&["--set", "workload.theta=0.9"]);
+            }
+            if scheme == "zns" {
+                extra.extend_from_slice(&zoned);
             }
             args.extend_from_slice(&extra);
             let o = flashlab(&args);
@@ -1330,7 +1338,8 @@ fn config_show_prints_every_key_with_its_default_and_description() {
     for k in flashlab::reference::config_keys() {
         let name = k.key.rsplit('.').next().unwrap();
         let at = if k.ty == "table" {
-            lines.iter().position(|l| *l == format!("[{}]", k.key))
+            // An optional table left unset is shown commented out.
+            lines.iter().position(|l| *l == format!("[{}]", k.key) || *l == format!("# [{}]", k.key))
         } else {
             // The key under its section header, set or commented out (unset).
             let section = lines.iter().position(|l| k.section.is_empty() || *l == format!("[{}]", k.section));

@@ -114,6 +114,10 @@ fn the_estimate_bounds_every_mapping_with_the_default_buffer() {
     let mut owned: Vec<(&str, Vec<String>)> = Vec::new();
     for m in flashlab::ftl::MAPPINGS.iter() {
         let mut sets = vec![format!("ftl.mapping=\"{}\"", m.name)];
+        if m.name == "zns" {
+            // Zones take their writes through the host's log, a zone per line.
+            sets.extend(["host.layer=\"log\"".to_string(), "ftl.gc_unit=\"line\"".to_string()]);
+        }
         if !m.caps.gc_policy {
             // Log-block schemes merge a whole block per random update: a shorter run.
             sets.push("workload.volume_ratio=0.0005".into());
@@ -131,8 +135,14 @@ fn the_estimate_bounds_every_mapping_with_the_default_buffer() {
 /// state is already dominant in the first.
 #[test]
 fn the_estimate_bounds_every_mapping_on_many_planes_of_few_blocks() {
-    let owned: Vec<(&str, Vec<String>)> =
-        flashlab::ftl::MAPPINGS.iter().map(|m| (m.name, vec![format!("ftl.mapping=\"{}\"", m.name)])).collect();
+    // Not the zoned device: its host log is the page mapping's table (the `page` case here) over
+    // line zones, which 8 lines of 10^6 planes cannot hold; its estimate is checked on the
+    // default buffer's device.
+    let owned: Vec<(&str, Vec<String>)> = flashlab::ftl::MAPPINGS
+        .iter()
+        .filter(|m| m.name != "zns")
+        .map(|m| (m.name, vec![format!("ftl.mapping=\"{}\"", m.name)]))
+        .collect();
     let cases: Vec<(&str, Vec<&str>)> =
         owned.iter().map(|(m, sets)| (*m, sets.iter().map(String::as_str).collect())).collect();
     check_on(&many_planes(), &cases);

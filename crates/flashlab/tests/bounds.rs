@@ -175,18 +175,42 @@ fn numeric_keys() -> Vec<(String, String, Vec<String>)> {
     let mut out = Vec::new();
     for k in config_keys() {
         if numeric(&k.ty) && k.key != "sim.memory_limit" {
-            out.push((k.key, k.ty, Vec::new()));
+            // The other keys of `[ftl.placement]` need its handles (and spare space for them).
+            let select = if k.key.starts_with("ftl.placement.") && k.key != "ftl.placement.handles" {
+                vec!["ftl.placement.handles=2".into(), "device.over_provisioning=0.25".into()]
+            } else {
+                Vec::new()
+            };
+            out.push((k.key, k.ty, select));
         }
     }
     for t in param_tables() {
         let select: Vec<String> = if t.table == "workload" {
             if t.name == "trace" {
                 vec!["workload={ kind = \"trace\", path = \"builtin:msnfs\" }".into(), "host.out_of_range=wrap".into()]
+            } else if t.name == "streams" {
+                vec![
+                    "workload={ kind = \"streams\", volume = \"1MiB\", streams = [{ kind = \"uniform\", share = 1.0 }] }"
+                        .into(),
+                ]
             } else {
                 vec![format!("workload={{ kind = \"{}\" }}", t.name)]
             }
         } else if t.selector == "ftl.mapping" {
             vec![format!("{}={}", t.selector, t.name), "ftl.striping=full".into()]
+        } else if t.table == "host.placement" {
+            // A host placement policy places writes on the device's FDP handles (a host and a GC
+            // stream each, open on every plane: more spare space); `address` and `size` need
+            // their bounds.
+            let mut v = vec![
+                format!("{}={}", t.selector, t.name),
+                "ftl.placement.handles=2".into(),
+                "device.over_provisioning=0.25".into(),
+            ];
+            if ["address", "size"].contains(&t.name) {
+                v.push("host.placement.bounds=[\"1MiB\"]".into());
+            }
+            v
         } else {
             vec![format!("{}={}", t.selector, t.name)]
         };
@@ -205,7 +229,13 @@ fn every_numeric_key_is_bounded() {
     for (key, ty, select) in &keys {
         // The selection alone must be a working config, or the walk tests nothing: a buffer
         // policy gets the memory it needs (one or both of DRAM and NVRAM).
-        let extras: [&[&str]; 3] = [&[], &["buffer.dram=\"1MiB\""], &["buffer.dram=\"1MiB\"", "buffer.nvram=\"1MiB\""]];
+        // The zoned device takes its writes through the host's log, a zone per line.
+        let extras: [&[&str]; 4] = [
+            &[],
+            &["buffer.dram=\"1MiB\""],
+            &["buffer.dram=\"1MiB\"", "buffer.nvram=\"1MiB\""],
+            &["host.layer=\"log\"", "ftl.gc_unit=\"line\"", "precondition.overwrite=0.0"],
+        ];
         let base = extras
             .iter()
             .map(|x| {

@@ -144,7 +144,9 @@ fn every_policy_accepts_its_documented_parameters_and_refuses_others() {
             }
             // Host placement needs the device's handles; `address` and `size` need bounds.
             "host.placement" => {
-                let mut sets = vec![select.clone(), "ftl.placement.handles=2".into()];
+                // A host and a GC stream per handle, open on every plane: more spare space.
+                let mut sets =
+                    vec![select.clone(), "ftl.placement.handles=2".into(), "device.over_provisioning=0.25".into()];
                 if ["address", "size"].contains(&t.name) {
                     sets.push("host.placement.bounds=[\"1MiB\"]".into());
                 }
@@ -209,7 +211,11 @@ fn every_results_key_of_runs_covering_every_scheme_and_buffer_is_documented() {
     // device's 14) under the host's log; FDP handles fed by a host placement policy.
     runs.last_mut().expect("mappings").extend(["host.layer=\"log\"".into(), "ftl.gc_unit=\"line\"".into()]);
     assert!(runs.last().expect("mappings")[0].contains("zns"), "zns is the last mapping");
-    runs.push(vec!["ftl.placement.handles=2".into(), "host.placement.policy=\"sepbit\"".into()]);
+    runs.push(vec![
+        "ftl.placement.handles=2".into(),
+        "host.placement.policy=\"sepbit\"".into(),
+        "device.over_provisioning=0.25".into(),
+    ]);
     for b in flashlab::buffer::names().into_iter().filter(|b| *b != "none") {
         let both = if ["cbm", "dwb"].contains(&b) { "buffer.nvram=\"256KiB\"" } else { "buffer.nvram=0" };
         runs.push(vec![format!("buffer.policy=\"{b}\""), "buffer.dram=\"256KiB\"".into(), both.into()]);
@@ -255,7 +261,12 @@ fn every_results_key_of_runs_covering_every_scheme_and_buffer_is_documented() {
 
 #[test]
 fn config_show_text_parses_back_to_the_same_config() {
-    let placed = vec!["ftl.placement.handles=2", "host.placement.policy=\"sepbit\"", "host.placement.threshold=0.1"];
+    let placed = vec![
+        "ftl.placement.handles=2",
+        "host.placement.policy=\"sepbit\"",
+        "host.placement.threshold=0.1",
+        "device.over_provisioning=0.25",
+    ];
     for sets in [vec![], vec!["ftl.gc=\"2r\"", "ftl.gc_params.threshold=0.3", "ftl.mapping=\"page\""], placed] {
         let cfg = small(&sets);
         let text = reference::annotated_toml(&cfg);

@@ -135,8 +135,10 @@ fn zone_error(msg: String) -> Error {
 fn params(spec: &FtlSpec) -> Result<ZnsParams, Error> {
     let p: ZnsParams = crate::registry::parse_params("ftl.mapping_params", &spec.config.mapping_params)?;
     let zones = spec.layout.segments;
-    if p.max_open_zones == 0 || p.max_active_zones == 0 {
-        return Err(Error::config("ftl.mapping_params.max_open_zones", "zone limits are at least 1"));
+    for (key, value) in [("max_open_zones", p.max_open_zones), ("max_active_zones", p.max_active_zones)] {
+        if value == 0 {
+            return Err(Error::config(format!("ftl.mapping_params.{key}"), "zone limits are at least 1"));
+        }
     }
     if p.max_open_zones > p.max_active_zones {
         return Err(Error::config(
