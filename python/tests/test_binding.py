@@ -266,3 +266,25 @@ def test_summary_has_the_keys_of_the_generated_types():
 
     check(r.summary, flashlab.schema.Results, "results")
     assert list(r.series.columns) == r.summary["series_columns"]
+
+
+def test_handles_give_per_handle_results_and_add_up_to_the_device():
+    """Result.handles: one row per FDP reclaim unit handle; without placement, empty."""
+    streams = {
+        "kind": "streams",
+        "volume": "64MiB",
+        "streams": [
+            {"kind": "uniform", "footprint": "8MiB", "share": 0.5, "placement": 0},
+            {"kind": "zipf", "start": "8MiB", "footprint": "32MiB", "share": 0.5, "placement": 1},
+        ],
+    }
+    base = {**SMALL, "sim.mode": "accounting", "device.over_provisioning": 0.25, "workload": streams}
+    r = flashlab.run("default", overrides={**base, "ftl.placement.handles": 2})
+    h = r.handles
+    assert list(h["handle"]) == [0, 1]
+    assert h["host_pages"].sum() == r["ftl.host_writes"]
+    assert h["gc_moves"].sum() == r["ftl.gc_copies"]
+    assert (h["waf"] >= 1.0).all()
+    plain = flashlab.run("default", overrides=base)
+    assert plain.handles.empty
+    assert any("placement identifier" in w for w in plain["warnings"])

@@ -92,3 +92,19 @@ def test_missing_columns_are_named():
         fplot.waf_by_policy(df)
     with pytest.raises(KeyError, match="no column 'host_writes'"):
         fplot.running_waf(df)
+
+
+def test_example_placement_compares_none_fdp_and_zns(tmp_path):
+    out = tmp_path / "placement.png"
+    p = subprocess.run(
+        [sys.executable, str(REPO / "examples" / "placement.py"), "--quick", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert p.returncode == 0, p.stderr
+    for name in ["none", "FDP address", "FDP size", "FDP sepbit", "ZNS + log"]:
+        assert name in p.stdout
+    assert "per handle (FDP):" in p.stdout
+    assert out.stat().st_size > 10_000
+
