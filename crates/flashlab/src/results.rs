@@ -376,7 +376,7 @@ impl fmt::Display for Results {
         if let Some(z) = &self.zones {
             writeln!(
                 f,
-                "zones        {} of {} pages: {} resets, {} finishes, {} appends; at most {} open, {} active ({} closed implicitly)",
+                "zones        {} zones of {} pages: {} resets, {} finishes, {} appends; at most {} open, {} active ({} closed implicitly)",
                 z.zones, z.zone_pages, z.resets, z.finishes, z.appends, z.peak_open, z.peak_active, z.implicit_closes
             )?;
         }

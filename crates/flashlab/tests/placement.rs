@@ -105,3 +105,62 @@ fn initial_isolation_moves_every_handle_into_the_shared_gc_stream() {
     assert!(moved > 0 && gc.ru_filled > 0, "{report:?}");
     assert!(report.handles.iter().all(|h| h.stored.ru_filled > 0 && h.host_pages > 0));
 }
+
+/// Placement in timing mode, through the simulator: a `streams` workload's identifiers reach
+/// the handles, the handles' counts add up to the device's, and the run is timed.
+#[test]
+fn placement_runs_in_timing_mode_and_its_counts_add_up() {
+    let text = r#"
+[device]
+channels = 2
+chips_per_channel = 1
+planes_per_die = 2
+blocks_per_plane = 256
+pages_per_block = 32
+over_provisioning = 0.25
+[ftl]
+striping = "dynamic"
+[ftl.placement]
+handles = 3
+isolation = "initial"
+[workload]
+kind = "streams"
+volume = "256MiB"
+[[workload.streams]]
+kind = "uniform"
+footprint = "8MiB"
+share = 0.4
+placement = 1
+[[workload.streams]]
+kind = "sequential"
+start = "8MiB"
+footprint = "48MiB"
+request_size = "64KiB"
+share = 0.5
+placement = 2
+[[workload.streams]]
+kind = "zipf"
+start = "56MiB"
+footprint = "8MiB"
+share = 0.1
+placement = 7
+[precondition]
+fill = true
+[sim]
+mode = "timing"
+verify = true
+"#;
+    let cfg = Config::from_toml_str(text, "timing.toml", &[]).unwrap();
+    let r = sim::run(&cfg, &mut sim::Quiet).unwrap();
+    let p = r.placement.as_ref().expect("a placement report");
+    let host: u64 = p.handles.iter().map(|h| h.host_pages).sum();
+    let moved: u64 = p.handles.iter().map(|h| h.gc_moves).sum();
+    assert_eq!(host, r.ftl.host_writes);
+    assert_eq!(moved, r.ftl.gc_copies);
+    assert_eq!(r.flash.programs, host + moved);
+    // Identifier 7 names no handle: the default handle 0 takes its writes, counted as invalid.
+    assert_eq!(p.invalid_ids, p.handles[0].host_pages);
+    assert!(p.handles.iter().all(|h| h.host_pages > 0), "{p:?}");
+    assert!(p.gc_stream.as_ref().is_some_and(|g| g.ru_filled > 0), "{p:?}");
+    assert!(r.latency_us.as_ref().is_some_and(|l| l.write.count > 0));
+}
