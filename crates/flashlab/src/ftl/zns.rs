@@ -437,7 +437,9 @@ mod tests {
     use crate::ftl::FtlConfig;
     use crate::nand::{GcUnit, Geometry};
 
-    fn zns(max_open: u32, max_active: u32) -> Zns {
+    /// 8 one-plane blocks of 4 pages, block zones, the zone limits given: what `f` makes of
+    /// its spec.
+    fn with_spec<T>(max_open: u32, max_active: u32, f: impl FnOnce(&FtlSpec) -> T) -> T {
         let geo = Geometry {
             channels: 1,
             chips_per_channel: 1,
@@ -457,7 +459,11 @@ mod tests {
             timing: None,
             seed: 1,
         };
-        Zns::new(&spec).unwrap()
+        f(&spec)
+    }
+
+    fn zns(max_open: u32, max_active: u32) -> Zns {
+        with_spec(max_open, max_active, |spec| Zns::new(spec).unwrap())
     }
 
     #[test]
@@ -518,28 +524,8 @@ mod tests {
 
     #[test]
     fn limits_are_checked() {
-        let cfg_err = |open: u32, active: u32| {
-            let geo = Geometry {
-                channels: 1,
-                chips_per_channel: 1,
-                dies_per_chip: 1,
-                planes_per_die: 1,
-                blocks_per_plane: 8,
-                pages_per_block: 4,
-                page_size: 4096,
-            };
-            let mut cfg = FtlConfig { mapping: "zns".into(), ..FtlConfig::default() };
-            cfg.mapping_params = format!("max_open_zones = {open}\nmax_active_zones = {active}").parse().unwrap();
-            let spec = FtlSpec {
-                layout: Layout::new(geo, GcUnit::Block),
-                logical_pages: 32,
-                config: &cfg,
-                verify: false,
-                timing: None,
-                seed: 1,
-            };
-            params(&spec).err().map(|e| e.to_string())
-        };
+        let cfg_err =
+            |open: u32, active: u32| with_spec(open, active, |spec| params(spec).err().map(|e| e.to_string()));
         assert!(cfg_err(3, 2).unwrap().contains("max_open_zones"));
         assert!(cfg_err(0, 2).unwrap().contains("max_open_zones"));
         assert!(cfg_err(2, 9).unwrap().contains("max_active_zones"));
