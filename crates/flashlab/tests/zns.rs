@@ -70,7 +70,11 @@ fn zoned_trace(lines: &str, extra: &str) -> Result<Results, String> {
         path.display()
     );
     let cfg = Config::from_toml_str(&text, "zns.toml", &[]).map_err(|e| e.to_string())?;
-    sim::run(&cfg, &mut sim::Quiet).map_err(|e| e.to_string())
+    // The dry run reads the trace through the same zone rules and refuses what the run refuses.
+    let dry = sim::Plan::new(cfg.clone()).and_then(|p| p.check_trace()).map_err(|e| e.to_string());
+    let run = sim::run(&cfg, &mut sim::Quiet).map_err(|e| e.to_string());
+    assert_eq!(dry.as_ref().err(), run.as_ref().err(), "the dry run and the run disagree");
+    run
 }
 
 #[test]

@@ -24,12 +24,7 @@ impl HostLayer for Passthrough {
         let (first, last) = dev.page_span(req.offset, req.len);
         if req.op == Op::Trim {
             if let Some(zone) = dev.zone_pages() {
-                // On a zoned device a trim resets zones: it must cover whole ones.
-                if first % zone != 0 || (last + 1) % zone != 0 {
-                    return Err(Error::Zone(format!(
-                        "trim of pages {first}..={last}: a zoned device resets whole zones of {zone} pages"
-                    )));
-                }
+                check_zone_trim(first, last, zone)?;
             }
         }
         let mut done = t;
@@ -47,4 +42,15 @@ impl HostLayer for Passthrough {
     fn passes_through(&self) -> bool {
         true
     }
+}
+
+/// On a zoned device a trim resets zones: pages `first..=last` must be whole zones of
+/// `zone_pages` pages.
+pub fn check_zone_trim(first: u64, last: u64, zone_pages: u64) -> Result<(), Error> {
+    if first % zone_pages != 0 || (last + 1) % zone_pages != 0 {
+        return Err(Error::Zone(format!(
+            "trim of pages {first}..={last}: a zoned device resets whole zones of {zone_pages} pages"
+        )));
+    }
+    Ok(())
 }

@@ -1219,10 +1219,47 @@ pub fn check_trace(cfg: &Config, r: &Resolved) -> Result<(), Error> {
     }
     let mut wl = build_workload(cfg, r)?;
     let capacity = r.logical_pages * r.page_size;
+    // A zoned device the trace writes itself (not through a host log): its zone rules, checked
+    // on the device model a run uses, without a clock.
+    let mut zoned = match cfg.ftl.mapping == "zns" && !through_host(cfg) {
+        true => {
+            Some(crate::ftl::zns::Zns::new(&crate::ftl::FtlSpec { verify: false, timing: None, ..cfg.ftl_spec(r) })?)
+        }
+        false => None,
+    };
+    if let Some(z) = zoned.as_mut().filter(|_| cfg.precondition.fill) {
+        // The sequential fill the run writes first (zones in order; no other preconditioning
+        // runs on a zoned device written by the trace).
+        use crate::ftl::Ftl;
+        for lpn in 0..r.logical_pages {
+            z.write(Lpn(lpn), 0, Nanos::ZERO)?;
+        }
+    }
     for _ in 0..PRECHECK_REQUESTS.min(cfg.sim.crash_at.unwrap_or(u64::MAX)) {
         let Some(mut req) = wl.next_request()? else { break };
         if req.len == 0 || req.offset.checked_add(req.len).is_none_or(|end| end > capacity) {
             place_range(&mut req, capacity, cfg.host.out_of_range, None, wl.as_ref())?;
+        }
+        if let Some(z) = &mut zoned {
+            check_zones(z, &req, r.page_size).map_err(|e| located(e, wl.as_ref()))?;
+        }
+    }
+    Ok(())
+}
+
+/// `req`'s pages through the zoned device `z` as the pass-through host layer issues them (no
+/// clock, no data): what the run would refuse.
+fn check_zones(z: &mut crate::ftl::zns::Zns, req: &Request, page_size: u64) -> Result<(), Error> {
+    use crate::ftl::Ftl;
+    let (first, last) = (req.offset / page_size, (req.offset + req.len - 1) / page_size);
+    if req.op == Op::Trim {
+        host::passthrough::check_zone_trim(first, last, z.zone_pages().map_or(1, u64::from))?;
+    }
+    for lpn in (first..=last).map(Lpn) {
+        match req.op {
+            Op::Read => {}
+            Op::Write => z.write(lpn, 0, Nanos::ZERO).map(|_| ())?,
+            Op::Trim => z.trim(lpn, Nanos::ZERO).map(|_| ())?,
         }
     }
     Ok(())
