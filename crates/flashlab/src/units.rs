@@ -213,3 +213,12 @@ mod tests {
         assert_eq!(plain_types("expected a boolean"), "expected a boolean");
     }
 }
+
+/// Greatest common divisor (`gcd(a, 0) = a`): alignments of requests cut or mixed together,
+/// strides coprime to a page count.
+pub fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}

@@ -158,8 +158,7 @@ impl Log {
 
 impl HostLayer for Log {
     fn submit(&mut self, req: &Request, t: Nanos, dev: &mut Device) -> Result<Nanos, Error> {
-        let page = dev.page_size();
-        let (first, last) = (req.offset / page, (req.offset + req.len - 1) / page);
+        let (first, last) = dev.page_span(req.offset, req.len);
         let mut done = t;
         for lpn in (first..=last).map(Lpn) {
             let d = match req.op {

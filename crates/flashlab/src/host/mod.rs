@@ -247,7 +247,7 @@ impl Workload for Split {
         Some(crate::workload::Bound {
             requests: b.requests.saturating_add(b.bytes / self.max),
             bytes: b.bytes,
-            align: gcd(b.align, self.max),
+            align: crate::units::gcd(b.align, self.max),
         })
     }
     fn location(&self) -> Option<Location> {
@@ -285,15 +285,6 @@ fn check(cfg: &HostConfig, ctx: &HostContext) -> Result<&'static Entry<HostBuild
 /// What the host layer allocates (its registry line's `memory`), checked as its build would.
 pub fn memory(cfg: &HostConfig, ctx: &HostContext, est: &mut crate::memory::Estimate) -> Result<(), Error> {
     (check(cfg, ctx)?.caps.memory)(cfg, ctx, est)
-}
-
-/// Greatest common divisor (the alignment of pieces cut at multiples of `max`).
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
 }
 
 #[cfg(test)]

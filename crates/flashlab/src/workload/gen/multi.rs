@@ -247,20 +247,12 @@ impl Workload for Multi {
         if bounds.len() != self.parts.len() {
             return None;
         }
-        let align = bounds.iter().map(|b| b.align).fold(0, gcd);
+        let align = bounds.iter().map(|b| b.align).fold(0, crate::units::gcd);
         let most_bytes = bounds.iter().map(|b| b.bytes).max().unwrap_or(0);
         Some(match (self.limit_bytes, self.limit_requests) {
             (_, Some(n)) => Bound { requests: n, bytes: most_bytes, align },
             _ => Bound { requests: bounds.iter().map(|b| b.requests).max().unwrap_or(0), bytes: most_bytes, align },
         })
-    }
-}
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
     }
 }
 

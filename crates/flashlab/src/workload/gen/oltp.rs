@@ -398,7 +398,7 @@ impl Scatter {
     pub fn new(pages: u64, off: u64) -> Self {
         assert!(pages > 0, "scatter over no pages");
         let mut mul = GR_PRIME_64 % pages;
-        while gcd(mul, pages) != 1 {
+        while crate::units::gcd(mul, pages) != 1 {
             mul = (mul + 1) % pages;
         }
         let scatter = Scatter { pages, mul, off: off % pages };
@@ -416,13 +416,6 @@ impl Scatter {
             ((j as u128 * self.mul as u128 + self.off as u128) % self.pages as u128) as u64
         }
     }
-}
-
-fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
 }
 
 /// `⌈share · pages⌉`, at least 1 and at most `pages` (for `pages ≥ 1`).
