@@ -47,7 +47,7 @@ impl HostLayer for Passthrough {
 /// On a zoned device a trim resets zones: pages `first..=last` must be whole zones of
 /// `zone_pages` pages.
 pub fn check_zone_trim(first: u64, last: u64, zone_pages: u64) -> Result<(), Error> {
-    if first % zone_pages != 0 || (last + 1) % zone_pages != 0 {
+    if !first.is_multiple_of(zone_pages) || !(last + 1).is_multiple_of(zone_pages) {
         return Err(Error::Zone(format!(
             "trim of pages {first}..={last}: a zoned device resets whole zones of {zone_pages} pages"
         )));
