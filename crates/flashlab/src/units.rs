@@ -183,6 +183,15 @@ pub fn plain_types(msg: &str) -> String {
     out
 }
 
+/// Greatest common divisor (`gcd(a, 0) = a`): alignments of requests cut or mixed together,
+/// strides coprime to a page count.
+pub fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -212,13 +221,4 @@ mod tests {
         assert_eq!(plain_types("expected u32x or u8"), "expected u32x or u8", "only `expected TYPE`, whole");
         assert_eq!(plain_types("expected a boolean"), "expected a boolean");
     }
-}
-
-/// Greatest common divisor (`gcd(a, 0) = a`): alignments of requests cut or mixed together,
-/// strides coprime to a page count.
-pub fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
 }
