@@ -65,6 +65,17 @@ class Result:
         return pd.DataFrame(rows, columns=columns).astype({"waf": float})
 
     @property
+    def reclaim_groups(self):
+        """Per FDP reclaim group (``ftl.placement.reclaim_groups``), one row each: ``group``,
+        ``host_pages``, ``gc_moves``, ``waf`` on the group's planes (docs/results.md,
+        ``placement``). Empty without placement."""
+        import pandas as pd
+
+        columns = ["group", "host_pages", "gc_moves", "waf"]
+        placement = self.summary.get("placement") or {"reclaim_groups": []}
+        return pd.DataFrame(placement["reclaim_groups"], columns=columns).astype({"waf": float})
+
+    @property
     def waf(self) -> Optional[float]:
         """Flash programs / host page writes (device write amplification, buffer included)."""
         return self.summary["waf"]

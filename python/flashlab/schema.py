@@ -276,6 +276,18 @@ GcReport = TypedDict("GcReport", {
 #: The erase / garbage-collection unit.
 GcUnit = Literal["block", "line"]
 
+#: One reclaim group's line of [`PlacementReport`]: what was written and moved on its planes.
+GroupReport = TypedDict("GroupReport", {
+    #: Pages GC moved on the group's planes.
+    "gc_moves": int,
+    #: The group's identifier.
+    "group": int,
+    #: Host page writes placed on the group's planes.
+    "host_pages": int,
+    #: (host pages + GC moves) / host pages; null without host writes.
+    "waf": Optional[float],
+})
+
 #: One reclaim unit handle's line of [`PlacementReport`].
 HandleReport = TypedDict("HandleReport", {
     #: Pages of the handle's data GC moved (wherever they were stored).
@@ -472,6 +484,10 @@ PlacementConfig = TypedDict("PlacementConfig", {
     #: `persistent` (GC keeps each handle's data in its own reclaim units) or `initial` (GC
     #: mixes handles in one shared stream; the Streams directive).
     "isolation": "Isolation",
+    #: Reclaim groups: the planes split into this many runs of consecutive planes, named by
+    #: a placement identifier's top ⌈log2 groups⌉ bits; 1 to 128, dividing the planes, and
+    #: more than 1 only with `ftl.gc_unit = "block"` and `ftl.striping` `full` or `dynamic`.
+    "reclaim_groups": int,
 })
 
 #: `results.json` `placement`: what each reclaim unit handle wrote and GC moved (FDP).
@@ -485,6 +501,11 @@ PlacementReport = TypedDict("PlacementReport", {
     "invalid_ids": int,
     #: Isolation type of the handles.
     "isolation": "Isolation",
+    #: Per reclaim group, in order (one group: the whole device).
+    "reclaim_groups": List["GroupReport"],
+    #: Host page writes that named a reclaim group whose planes had all reached their share of
+    #: valid data, and went to another group's plane.
+    "spilled_pages": int,
     #: Host page writes without a placement identifier (placed on the default handle).
     "untagged_writes": int,
 })

@@ -287,6 +287,17 @@ def test_handles_give_per_handle_results_and_add_up_to_the_device():
     assert h["host_pages"].sum() == r["ftl.host_writes"]
     assert h["gc_moves"].sum() == r["ftl.gc_copies"]
     assert (h["waf"] >= 1.0).all()
+    assert list(r.reclaim_groups["group"]) == [0]
+    assert r.reclaim_groups["host_pages"].sum() == r["ftl.host_writes"]
+    # Two reclaim groups: the second stream names handle 1 in group 1 (0x8001).
+    streams["streams"][1]["placement"] = 0x8001
+    grouped = flashlab.run(
+        "default", overrides={**base, "ftl.placement.handles": 2, "ftl.placement.reclaim_groups": 2, "workload": streams}
+    )
+    g = grouped.reclaim_groups
+    assert list(g["group"]) == [0, 1]
+    assert g["host_pages"].sum() == grouped["ftl.host_writes"]
+    assert (g["host_pages"] > 0).all() and grouped["placement.invalid_ids"] == 0
     plain = flashlab.run("default", overrides=base)
-    assert plain.handles.empty
+    assert plain.handles.empty and plain.reclaim_groups.empty
     assert any("placement identifier" in w for w in plain["warnings"])

@@ -25,6 +25,13 @@ enum Step {
     Trim(u64),
 }
 
+/// A placement identifier: mostly a bare handle 0..4, else one under top bits 00, 01, 10 or 11,
+/// so with two reclaim groups (one group bit) it names group 0, an invalid handle, group 1, or
+/// an invalid handle, and with four groups each of them.
+fn placement_id() -> impl Strategy<Value = u16> {
+    prop_oneof![3 => 0u16..4, 1 => (0u16..4, 0u16..4).prop_map(|(h, g)| (g << 14) | h)]
+}
+
 fn geometry() -> Geometry {
     // 4 planes x 32 blocks x 8 pages = 1024 physical pages: room for the GC reserve of policies
     // with three write streams per plane.
@@ -62,8 +69,8 @@ struct Combo {
     buffer: String,
     unit: GcUnit,
     striping: Striping,
-    /// FDP reclaim unit handles (`ftl.placement`): their number and isolation.
-    placement: Option<(u16, Isolation)>,
+    /// FDP reclaim unit handles (`ftl.placement`): their number, isolation and reclaim groups.
+    placement: Option<(u16, Isolation, u16)>,
 }
 
 /// Every mapping x GC x schedule x layout the registries offer, each with a buffer in front.
@@ -115,12 +122,16 @@ fn combos() -> Vec<Combo> {
         }
     }
     // FDP: both isolation types with greedy and a buffer, block and line units, page mapping
-    // and a cached table.
-    for (m, unit, handles, isolation, b) in [
-        ("page", GcUnit::Block, 3, Isolation::Persistent, "none"),
-        ("page", GcUnit::Line, 2, Isolation::Initial, "lru"),
-        ("dftl", GcUnit::Block, 2, Isolation::Initial, "none"),
-        ("page", GcUnit::Block, 3, Isolation::Initial, "cbm"),
+    // and a cached table, one reclaim group and several (block units), full and dynamic
+    // striping.
+    for (m, unit, handles, isolation, groups, striping, b) in [
+        ("page", GcUnit::Block, 3, Isolation::Persistent, 1, Striping::Full, "none"),
+        ("page", GcUnit::Line, 2, Isolation::Initial, 1, Striping::Full, "lru"),
+        ("dftl", GcUnit::Block, 2, Isolation::Initial, 1, Striping::Full, "none"),
+        ("page", GcUnit::Block, 3, Isolation::Initial, 1, Striping::Full, "cbm"),
+        ("page", GcUnit::Block, 2, Isolation::Persistent, 2, Striping::Full, "none"),
+        ("page", GcUnit::Block, 2, Isolation::Initial, 4, Striping::Dynamic, "lru"),
+        ("dftl", GcUnit::Block, 2, Isolation::Persistent, 2, Striping::Full, "none"),
     ] {
         v.push(Combo {
             mapping: m.into(),
@@ -128,8 +139,8 @@ fn combos() -> Vec<Combo> {
             schedule: None,
             buffer: b.into(),
             unit,
-            striping: Striping::Full,
-            placement: Some((handles, isolation)),
+            striping,
+            placement: Some((handles, isolation, groups)),
         });
     }
     v
@@ -158,6 +169,7 @@ fn every_buffer_meets_every_gc_policy_and_every_schedule_runs_every_policy() {
     for isolation in [Isolation::Persistent, Isolation::Initial] {
         assert!(c.iter().any(|x| x.placement.is_some_and(|p| p.1 == isolation)), "{isolation:?} never runs");
     }
+    assert!(c.iter().any(|x| x.placement.is_some_and(|p| p.2 > 1)), "reclaim groups never run");
 }
 
 /// Page mapping, no buffer, full striping, default schedule.
@@ -181,7 +193,12 @@ fn device(c: &Combo) -> Device {
         gc_schedule: c.schedule.clone(),
         gc_unit: unit,
         striping,
-        placement: c.placement.map(|(handles, isolation)| PlacementConfig { handles, isolation, default_handle: 0 }),
+        placement: c.placement.map(|(handles, isolation, reclaim_groups)| PlacementConfig {
+            handles,
+            isolation,
+            default_handle: 0,
+            reclaim_groups,
+        }),
         ..FtlConfig::default()
     };
     // Schemes with a cached table (their parameters include the cache `window`): a small,
@@ -215,7 +232,7 @@ fn steps() -> impl Strategy<Value = Vec<Step>> {
     // Skewed addresses so GC sees both hot and cold data.
     let lpn = prop_oneof![3 => 0u64..48, 1 => 0u64..LOGICAL];
     prop::collection::vec(
-        prop_oneof![6 => (lpn.clone(), prop::option::of(0u16..4)).prop_map(|(l, id)| Step::Write(l, id)), 3 => lpn.clone().prop_map(Step::Read), 1 => lpn.prop_map(Step::Trim)],
+        prop_oneof![6 => (lpn.clone(), prop::option::of(placement_id())).prop_map(|(l, id)| Step::Write(l, id)), 3 => lpn.clone().prop_map(Step::Read), 1 => lpn.prop_map(Step::Trim)],
         1..3000,
     )
 }

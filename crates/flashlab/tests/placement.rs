@@ -164,3 +164,105 @@ verify = true
     assert!(p.gc_stream.as_ref().is_some_and(|g| g.ru_filled > 0), "{p:?}");
     assert!(r.latency_us.as_ref().is_some_and(|l| l.write.count > 0));
 }
+
+/// Two reclaim groups split the planes, and a group's data stays on its planes: two tenants of
+/// equal size, each on its own group (placement identifiers with the group in the top bit),
+/// behave as greedy on devices of their own — each group holds half the flash whatever its
+/// tenant's share of the writes, so each group's WAF matches the analytic greedy WAF at its
+/// effective OP, and the two OPs are the same. (With one group the handles' OPs would adapt to
+/// the rates instead: the test above.)
+#[test]
+fn reclaim_groups_are_devices_of_their_own() {
+    let text = r#"
+[device]
+channels = 1
+chips_per_channel = 1
+planes_per_die = 2
+blocks_per_plane = 2048
+pages_per_block = 32
+over_provisioning = 0.15
+[ftl]
+gc = "greedy"
+[ftl.placement]
+handles = 2
+reclaim_groups = 2
+[workload]
+kind = "uniform"
+[sim]
+mode = "accounting"
+"#;
+    let cfg = Config::from_toml_str(text, "groups.toml", &[]).unwrap();
+    let r = cfg.resolve().unwrap();
+    let placement = cfg.ftl.placement.clone().unwrap();
+    let mut dev = sim::build_device(&cfg, &r).unwrap();
+    let logical = dev.logical_pages();
+    let split = logical / 2;
+    // Tenant 0: handle 0 in group 0; tenant 1: handle 1 in group 1 (identifier 0x8001).
+    let pid = |lpn: u64| if lpn < split { placement.pid(0, 0) } else { placement.pid(1, 1) };
+    assert_eq!(placement.pid(1, 1), 0x8001);
+    for lpn in 0..logical {
+        dev.write_placed(Lpn(lpn), Some(pid(lpn)), Nanos::ZERO).unwrap();
+    }
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
+    let mut write = |dev: &mut flashlab::device::Device, n: u64| {
+        for _ in 0..n {
+            let lpn =
+                if rng.random::<f64>() < 0.85 { rng.random_range(0..split) } else { rng.random_range(split..logical) };
+            dev.write_placed(Lpn(lpn), Some(pid(lpn)), Nanos::ZERO).unwrap();
+        }
+    };
+    write(&mut dev, 3 * logical);
+    let base = dev.ftl.placement_report().unwrap();
+    let mut op_sum = [0.0; 2];
+    for _ in 0..16 {
+        write(&mut dev, logical / 4);
+        let now = dev.ftl.placement_report().unwrap();
+        for (sum, h) in op_sum.iter_mut().zip(&now.handles) {
+            *sum += effective_op(&h.stored) / 16.0;
+        }
+    }
+    let report = dev.ftl.placement_report().unwrap().minus(&base);
+    assert_eq!((report.invalid_ids, report.untagged_writes, report.spilled_pages), (0, 0, 0), "{report:?}");
+    let mut rows = Vec::new();
+    for ((g, h), eff) in report.reclaim_groups.iter().zip(&report.handles).zip(op_sum) {
+        // Each group holds one handle's data only, so their counts are the same.
+        assert_eq!((g.host_pages, g.gc_moves), (h.host_pages, h.gc_moves), "{report:?}");
+        let (waf, want) = (g.waf.unwrap(), greedy_uniform_waf(eff, r.layout.pages_per_segment));
+        rows.push(format!("group {}: effective OP {eff:.4}, WAF {waf:.3}, analytic {want:.3}", g.group));
+        assert!((waf / want - 1.0).abs() < 0.02, "{}", rows.join("\n"));
+    }
+    assert!((op_sum[0] / op_sum[1] - 1.0).abs() < 0.05, "each group keeps its half of the flash: {}", rows.join("\n"));
+    eprintln!("{}", rows.join("\n"));
+}
+
+/// Reclaim groups the device cannot have are refused at build, naming the key.
+#[test]
+fn impossible_reclaim_groups_are_refused() {
+    let base = r#"
+[device]
+channels = 2
+chips_per_channel = 1
+planes_per_die = 2
+blocks_per_plane = 64
+pages_per_block = 16
+over_provisioning = 0.25
+[workload]
+kind = "uniform"
+[sim]
+mode = "accounting"
+"#;
+    for (ftl, want) in [
+        ("[ftl]\n[ftl.placement]\nhandles = 2\nreclaim_groups = 3\n", "do not divide the 4 planes"),
+        ("[ftl]\n[ftl.placement]\nhandles = 2\nreclaim_groups = 0\n", "1 to 128"),
+        ("[ftl]\ngc_unit = \"line\"\n[ftl.placement]\nhandles = 2\nreclaim_groups = 2\n", "a line spans every plane"),
+        ("[ftl]\nstriping = \"none\"\n[ftl.placement]\nhandles = 2\nreclaim_groups = 2\n", "ftl.striping = \"none\""),
+        ("[ftl]\nmapping = \"wadpm\"\n[ftl.placement]\nhandles = 2\nreclaim_groups = 2\n", "the mapping fixes"),
+    ] {
+        let text = format!("{base}{ftl}");
+        let err = Config::from_toml_str(&text, "g.toml", &[])
+            .and_then(|c| c.resolve().and_then(|r| sim::build_device(&c, &r).map(|_| ())))
+            .expect_err(ftl)
+            .to_string();
+        assert!(err.contains("ftl.placement.reclaim_groups") && err.contains(want), "{ftl}: {err}");
+    }
+}

@@ -4,12 +4,18 @@
 //! mechanism (`ftl/page/`) asks it for streams and tells it what it moved; nothing here moves
 //! a page.
 //!
-//! Model (one reclaim group, the whole device; a reclaim unit is one GC segment, a block or a
-//! line by `ftl.gc_unit`):
-//! - every host write carries a placement identifier, the index of a reclaim unit handle
-//!   (RUH); a write without one, or with one at or beyond `handles`, goes to `default_handle`
-//!   (the spec lets the controller pick a valid handle; an invalid identifier is counted, as
-//!   the "Invalid Placement Identifier" event 03h would log it);
+//! Model (a reclaim unit is one GC segment, a block or a line by `ftl.gc_unit`):
+//! - every host write carries a placement identifier (PID): a reclaim group in its top
+//!   `rgif` bits, `rgif` = ⌈log2 reclaim_groups⌉ (0 with one group, as the spec's Reclaim
+//!   Group Identifier Format), and the index of a reclaim unit handle (RUH) in the rest; a write
+//!   without one, or naming a group or handle that does not exist, goes to `default_handle` in a
+//!   group the controller picks (any plane with room; an invalid identifier is counted, as the
+//!   "Invalid Placement Identifier" event 03h would log it);
+//! - `reclaim_groups` splits the planes into that many runs of consecutive planes (block
+//!   segments only: a line spans every plane); a write that names a group is placed on that
+//!   group's planes, and since GC moves pages within a plane, its data stays there. When every
+//!   plane of the group has reached its share of valid data the write goes to another plane with
+//!   room, and is counted (`spilled_pages`): the spec is silent there, and this is our choice;
 //! - each handle is a write stream with its own open reclaim unit per plane, so data written
 //!   through different handles never shares a reclaim unit when written;
 //! - GC writes never go into a reclaim unit a handle's host writes are filling (the unit a
@@ -36,6 +42,12 @@ use crate::error::Error;
 
 /// Most reclaim unit handles (streams are a byte per segment; FDP SSDs expose 8 to 128).
 pub const MAX_HANDLES: u16 = 128;
+
+/// Most reclaim groups (a byte per logical page holds its group).
+pub const MAX_GROUPS: u16 = 128;
+
+/// A logical page whose latest write named no reclaim group (the controller chose).
+const ANY_GROUP: u8 = u8::MAX;
 
 /// Isolation type of the reclaim unit handles (NVMe FDP).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -73,6 +85,15 @@ pub struct PlacementConfig {
     /// Handle of a write with no placement identifier or an invalid one.
     #[serde(default)]
     pub default_handle: u16,
+    /// Reclaim groups: the planes split into this many runs of consecutive planes, named by
+    /// a placement identifier's top ⌈log2 groups⌉ bits; 1 to 128, dividing the planes, and
+    /// more than 1 only with `ftl.gc_unit = "block"` and `ftl.striping` `full` or `dynamic`.
+    #[serde(default = "d_groups")]
+    pub reclaim_groups: u16,
+}
+
+fn d_groups() -> u16 {
+    1
 }
 
 fn d_isolation() -> Isolation {
@@ -92,6 +113,54 @@ impl PlacementConfig {
             return Err(Error::config(
                 "ftl.placement.default_handle",
                 format!("handle {} of {} (handles are 0 to {})", self.default_handle, self.handles, self.handles - 1),
+            ));
+        }
+        if self.reclaim_groups == 0 || self.reclaim_groups > MAX_GROUPS {
+            return Err(Error::config(
+                "ftl.placement.reclaim_groups",
+                format!("{} reclaim groups; 1 to {MAX_GROUPS}", self.reclaim_groups),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Bits of a placement identifier that name the reclaim group (the spec's RGIF).
+    pub fn group_bits(&self) -> u32 {
+        u32::from(self.reclaim_groups).next_power_of_two().trailing_zeros()
+    }
+
+    /// The placement identifier of `handle` in reclaim group `group`.
+    pub fn pid(&self, group: u16, handle: u16) -> u16 {
+        match self.group_bits() {
+            0 => handle,
+            b => (group << (16 - b)) | handle,
+        }
+    }
+
+    /// Refuse reclaim groups the device cannot split its planes into: `pools` GC pools
+    /// (planes with block segments, one with lines), `fixed`: the mapping or the striping fixes
+    /// each page's plane by its address.
+    pub fn check_groups(&self, pools: u32, fixed: Option<&str>) -> Result<(), Error> {
+        let g = u32::from(self.reclaim_groups);
+        if g == 1 {
+            return Ok(());
+        }
+        if pools == 1 {
+            return Err(Error::config(
+                "ftl.placement.reclaim_groups",
+                format!("{g} reclaim groups need planes to split: set ftl.gc_unit = \"block\" (a line spans every plane) and more than one plane"),
+            ));
+        }
+        if !pools.is_multiple_of(g) {
+            return Err(Error::config(
+                "ftl.placement.reclaim_groups",
+                format!("{g} reclaim groups do not divide the {pools} planes"),
+            ));
+        }
+        if let Some(why) = fixed {
+            return Err(Error::config(
+                "ftl.placement.reclaim_groups",
+                format!("{g} reclaim groups: {why} fixes each page's plane by its address, so a write cannot choose its group"),
             ));
         }
         Ok(())
@@ -165,6 +234,15 @@ pub(super) struct Placement {
     default_handle: u8,
     /// Per logical page: the handle of its latest host write.
     handle_of: Vec<u8>,
+    /// Reclaim groups, the identifier bits naming one, and the planes (pools) of each.
+    groups: u32,
+    group_bits: u32,
+    pools_per_group: u32,
+    /// Per logical page, with more than one group: the group its latest host write named, or
+    /// [`ANY_GROUP`]. Empty with one group.
+    group_of: Vec<u8>,
+    /// Per (stream, group): the next plane of the group, as an offset in it (round-robin).
+    group_cursor: Vec<u32>,
     counts: PlacementCounts,
 }
 
@@ -184,17 +262,34 @@ pub(super) struct PlacementCounts {
     pub invalid: u64,
     /// Host writes that carried no placement identifier (sent to the default).
     pub untagged: u64,
+    /// Per reclaim group: host page writes placed on its planes.
+    pub group_host: Vec<u64>,
+    /// Per reclaim group: pages GC moved on its planes.
+    pub group_moved: Vec<u64>,
+    /// Host page writes that named a group whose planes had no room (placed elsewhere).
+    pub spilled: u64,
 }
 
 impl Placement {
-    pub(super) fn new(cfg: &PlacementConfig, logical_pages: u64, streams: usize) -> Self {
+    /// Placement for `logical_pages` pages, `streams` write streams and `pools` GC pools
+    /// (which [`PlacementConfig::check_groups`] has accepted).
+    pub(super) fn new(cfg: &PlacementConfig, logical_pages: u64, streams: usize, pools: u32) -> Self {
         let h = cfg.handles as usize;
+        let groups = u32::from(cfg.reclaim_groups);
         Placement {
             isolation: cfg.isolation,
             handles: cfg.handles,
             default_handle: cfg.default_handle as u8,
             handle_of: vec![cfg.default_handle as u8; logical_pages as usize],
+            groups,
+            group_bits: cfg.group_bits(),
+            pools_per_group: pools / groups,
+            group_of: if groups > 1 { vec![ANY_GROUP; logical_pages as usize] } else { Vec::new() },
+            group_cursor: vec![0; streams * groups as usize],
             counts: PlacementCounts {
+                group_host: vec![0; groups as usize],
+                group_moved: vec![0; groups as usize],
+                spilled: 0,
                 host_pages: vec![0; h],
                 moved: vec![0; h],
                 ru_filled: vec![0; streams],
@@ -206,25 +301,70 @@ impl Placement {
     }
 
     /// What [`Placement::new`] allocates.
-    pub(super) fn memory(logical_pages: u64, est: &mut crate::memory::Estimate) {
+    pub(super) fn memory(cfg: &PlacementConfig, logical_pages: u64, est: &mut crate::memory::Estimate) {
         est.add("placement handles", crate::memory::vec_bytes::<u8>(logical_pages));
+        if cfg.reclaim_groups > 1 {
+            est.add("placement handles", crate::memory::vec_bytes::<u8>(logical_pages));
+        }
     }
 
     /// The next host write of `lpn` carries placement identifier `id`.
     #[inline]
     pub(super) fn set(&mut self, lpn: u64, id: Option<u16>) {
-        let h = match id {
-            Some(i) if i < self.handles => i as u8,
+        let (group, handle) = match id {
+            Some(i) if self.group_bits == 0 => (0, i),
+            Some(i) => (u32::from(i) >> (16 - self.group_bits), i & (u16::MAX >> self.group_bits)),
+            None => (0, 0),
+        };
+        let (g, h) = match id {
+            Some(_) if handle < self.handles && group < self.groups => (group as u8, handle as u8),
             Some(_) => {
                 self.counts.invalid += 1;
-                self.default_handle
+                (ANY_GROUP, self.default_handle)
             }
             None => {
                 self.counts.untagged += 1;
-                self.default_handle
+                (ANY_GROUP, self.default_handle)
             }
         };
         self.handle_of[lpn as usize] = h;
+        if let Some(slot) = self.group_of.get_mut(lpn as usize) {
+            *slot = g;
+        }
+    }
+
+    /// The planes a host write of `lpn` must go to, `first..first + n`, when its identifier
+    /// named a reclaim group (and there is more than one).
+    #[inline]
+    pub(super) fn group_pools(&self, lpn: u64) -> Option<(u32, u32)> {
+        let g = *self.group_of.get(lpn as usize)?;
+        (g != ANY_GROUP).then(|| (u32::from(g) * self.pools_per_group, self.pools_per_group))
+    }
+
+    /// The round-robin offset of `stream`'s next write in the group starting at plane `first`.
+    #[inline]
+    pub(super) fn group_cursor(&self, stream: usize, first: u32) -> u32 {
+        self.group_cursor[stream * self.groups as usize + (first / self.pools_per_group) as usize]
+    }
+
+    /// `stream` wrote at offset `off` of the group starting at plane `first`: the next write
+    /// goes to the plane after.
+    #[inline]
+    pub(super) fn advance_group_cursor(&mut self, stream: usize, first: u32, off: u32) {
+        let next = if off + 1 == self.pools_per_group { 0 } else { off + 1 };
+        self.group_cursor[stream * self.groups as usize + (first / self.pools_per_group) as usize] = next;
+    }
+
+    /// A host write that named a group with no room went to another plane.
+    pub(super) fn spilled(&mut self) {
+        self.counts.spilled += 1;
+    }
+
+    /// A host page was written on plane (pool) `pool`.
+    #[inline(always)]
+    pub(super) fn wrote_on(&mut self, pool: u32) {
+        let g = if self.groups == 1 { 0 } else { (pool / self.pools_per_group) as usize };
+        self.counts.group_host[g] += 1;
     }
 
     /// The handle of `lpn`'s latest host write.
@@ -268,7 +408,9 @@ impl Placement {
     /// moved), so they count by the stream; the shared GC stream mixes handles, so its pages
     /// count by their handle.
     #[inline]
-    pub(super) fn moved(&mut self, from: usize, lpns: &[u32]) {
+    pub(super) fn moved(&mut self, from: usize, pool: u32, lpns: &[u32]) {
+        let g = if self.groups == 1 { 0 } else { (pool / self.pools_per_group) as usize };
+        self.counts.group_moved[g] += lpns.len() as u64;
         match self.handle_of_stream(from) {
             Some(h) => self.counts.moved[h] += lpns.len() as u64,
             None => {
@@ -338,6 +480,15 @@ impl Placement {
             gc_stream: (self.isolation == Isolation::Initial).then(|| stream(self.handles())),
             invalid_ids: c.invalid,
             untagged_writes: c.untagged,
+            reclaim_groups: (0..self.groups as usize)
+                .map(|g| GroupReport {
+                    group: g as u16,
+                    host_pages: c.group_host[g],
+                    gc_moves: c.group_moved[g],
+                    waf: waf(c.group_host[g], c.group_moved[g]),
+                })
+                .collect(),
+            spilled_pages: c.spilled,
         }
     }
 }
@@ -360,6 +511,24 @@ pub struct PlacementReport {
     pub invalid_ids: u64,
     /// Host page writes without a placement identifier (placed on the default handle).
     pub untagged_writes: u64,
+    /// Per reclaim group, in order (one group: the whole device).
+    pub reclaim_groups: Vec<GroupReport>,
+    /// Host page writes that named a reclaim group whose planes had all reached their share of
+    /// valid data, and went to another group's plane.
+    pub spilled_pages: u64,
+}
+
+/// One reclaim group's line of [`PlacementReport`]: what was written and moved on its planes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct GroupReport {
+    /// The group's identifier.
+    pub group: u16,
+    /// Host page writes placed on the group's planes.
+    pub host_pages: u64,
+    /// Pages GC moved on the group's planes.
+    pub gc_moves: u64,
+    /// (host pages + GC moves) / host pages; null without host writes.
+    pub waf: Option<f64>,
 }
 
 /// One reclaim unit handle's line of [`PlacementReport`].
@@ -425,6 +594,16 @@ impl PlacementReport {
             },
             invalid_ids: self.invalid_ids - base.invalid_ids,
             untagged_writes: self.untagged_writes - base.untagged_writes,
+            reclaim_groups: self
+                .reclaim_groups
+                .iter()
+                .zip(&base.reclaim_groups)
+                .map(|(a, b)| {
+                    let (host, moved) = (a.host_pages - b.host_pages, a.gc_moves - b.gc_moves);
+                    GroupReport { group: a.group, host_pages: host, gc_moves: moved, waf: waf(host, moved) }
+                })
+                .collect(),
+            spilled_pages: self.spilled_pages - base.spilled_pages,
         }
     }
 }

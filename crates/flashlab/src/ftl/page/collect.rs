@@ -343,7 +343,7 @@ impl<M: MapTable> PageFtl<M> {
                 }
             }
             if let Some(p) = &mut self.placement {
-                p.moved(from, &lpns[k..k + n as usize]);
+                p.moved(from, pool, &lpns[k..k + n as usize]);
             }
             set_bits(&mut self.valid_bits, dst, dst + n);
             let moved = n as u64;
@@ -390,7 +390,7 @@ impl<M: MapTable> PageFtl<M> {
         self.table.moved(lpn);
         let from = self.segs.stream[victim as usize] as usize;
         if let Some(p) = &mut self.placement {
-            p.moved(from, &[lpn as u32]);
+            p.moved(from, pool, &[lpn as u32]);
         }
         self.streams.moved(from, stream, 1);
         if self.streams.enters_cold(from, stream) {

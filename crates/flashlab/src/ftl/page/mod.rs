@@ -56,6 +56,8 @@ pub struct PageFtl<M = Resident> {
     /// `ftl.placement`: each logical page's reclaim unit handle, which chooses its write
     /// stream instead of the policy.
     placement: Option<Placement>,
+    /// `ftl.placement.reclaim_groups` > 1: a host write's plane may be bound to its group.
+    grouped: bool,
     /// What the table costs and whether it fixes placement: [`Resident`] for `page`; a
     /// cached table for DFTL and WADPM.
     table: M,
@@ -116,8 +118,8 @@ pub fn memory(spec: &FtlSpec, est: &mut crate::memory::Estimate) -> Result<(), E
     est.add("per-block state", 2 * vec_bytes::<u32>(layout.pages_per_segment as u64));
     (gc.caps.memory)(layout, &spec.config.gc_params, est);
     StreamTrack::memory(&shape, spec.logical_pages, est);
-    if spec.config.placement.is_some() {
-        Placement::memory(spec.logical_pages, est);
+    if let Some(p) = &spec.config.placement {
+        Placement::memory(p, spec.logical_pages, est);
     }
     Nand::memory(layout, spec.verify, spec.timing.is_some(), est);
     Ok(())
@@ -131,6 +133,7 @@ fn policy_and_schedule(spec: &FtlSpec) -> Result<(&'static gc::GcEntry, gc::GcSh
     let mut shape = (entry.caps.shape)(layout, &cfg.gc_params)?;
     if let Some(p) = &cfg.placement {
         shape = p.shape(&shape, entry.name)?;
+        p.check_groups(layout.pools, (cfg.striping == Striping::None).then_some("ftl.striping = \"none\""))?;
     }
     let ctx = ScheduleContext {
         segments_per_pool: layout.segments_per_pool(),
@@ -162,6 +165,9 @@ impl<M: MapTable> PageFtl<M> {
             seed: gc::policy_seed(spec.seed, entry.name),
         })?;
         let streams = shape.streams.len();
+        if let Some(p) = &cfg.placement {
+            p.check_groups(layout.pools, table.placement(0).map(|_| "the mapping"))?;
+        }
         let pools = layout.pools as u64;
         Ok(PageFtl {
             l2p: crate::hint::table(spec.logical_pages as usize, UNMAPPED),
@@ -176,7 +182,8 @@ impl<M: MapTable> PageFtl<M> {
             pool_valid_limit: (layout.segments_per_pool().saturating_sub(reserve + streams as u32 + 1) as u64)
                 * layout.pages_per_segment as u64,
             counters: FtlCounters::default(),
-            placement: cfg.placement.as_ref().map(|p| Placement::new(p, spec.logical_pages, streams)),
+            placement: cfg.placement.as_ref().map(|p| Placement::new(p, spec.logical_pages, streams, layout.pools)),
+            grouped: cfg.placement.as_ref().is_some_and(|p| p.reclaim_groups > 1),
             streams: StreamTrack::new(shape, spec.logical_pages),
             table,
         })
@@ -197,7 +204,7 @@ impl<M: MapTable> PageFtl<M> {
         if pools == 1 {
             return 0;
         }
-        if self.striping == Striping::Full && self.table.placement(lpn).is_none() {
+        if self.striping == Striping::Full && !self.grouped && self.table.placement(lpn).is_none() {
             let p = self.cursor[stream];
             if self.pool_valid[p as usize] < self.pool_valid_limit {
                 self.cursor[stream] = if p + 1 == pools { 0 } else { p + 1 };
@@ -217,12 +224,17 @@ impl<M: MapTable> PageFtl<M> {
         if let Some(p) = self.table.placement(lpn) {
             return Some(p);
         }
+        let stream = match &self.placement {
+            Some(p) => p.handle(lpn),
+            None => self.gc.policy.host_stream(lpn),
+        };
+        match self.pool_in_group(lpn, stream) {
+            Some(Some((p, _))) if self.striping == Striping::Full => return Some(p),
+            Some(Some(_)) => return None,
+            _ => {}
+        }
         match self.striping {
             Striping::Full => {
-                let stream = match &self.placement {
-                    Some(p) => p.handle(lpn),
-                    None => self.gc.policy.host_stream(lpn),
-                };
                 let start = self.cursor[stream];
                 let room = (0..pools)
                     .map(|i| if start + i >= pools { start + i - pools } else { start + i })
@@ -234,10 +246,42 @@ impl<M: MapTable> PageFtl<M> {
         }
     }
 
+    /// The plane of a host write of `lpn` on `stream` within the reclaim group its identifier
+    /// named, and its offset in the group: `None` when it named none (or there is one),
+    /// `Some(None)` when every plane of the group has reached its share of valid data.
+    /// Round-robin in the group under `full` striping, the plane free first under `dynamic`.
+    fn pool_in_group(&self, lpn: u64, stream: usize) -> Option<Option<(u32, u32)>> {
+        if !self.grouped {
+            return None;
+        }
+        let placement = self.placement.as_ref()?;
+        let (first, n) = placement.group_pools(lpn)?;
+        let start = placement.group_cursor(stream, first);
+        let room = |off: &u32| self.pool_valid[(first + off) as usize] < self.pool_valid_limit;
+        let mut offsets = (0..n).map(|i| if start + i >= n { start + i - n } else { start + i });
+        let off = match self.striping {
+            Striping::Dynamic => {
+                offsets.filter(room).min_by_key(|&off| self.nand.plane_free_at(first + off).map_or(0, |Nanos(t)| t))
+            }
+            _ => offsets.find(room),
+        };
+        Some(off.map(|off| (first + off, off)))
+    }
+
     fn pool_for_slow(&mut self, lpn: u64, stream: usize) -> u32 {
         let pools = self.segs.layout.pools;
         if let Some(p) = self.table.placement(lpn) {
             return p;
+        }
+        if let Some(choice) = self.pool_in_group(lpn, stream) {
+            let placement = self.placement.as_mut().expect("groups come with placement");
+            match choice {
+                Some((p, off)) => {
+                    placement.advance_group_cursor(stream, p - off, off);
+                    return p;
+                }
+                None => placement.spilled(),
+            }
         }
         match self.striping {
             Striping::Full => {
@@ -287,6 +331,9 @@ impl<M: MapTable> PageFtl<M> {
     fn write_page(&mut self, lpn: u64, tag: u32, t_ns: u64) -> Result<u64, Error> {
         let stream = self.host_stream(lpn);
         let pool = self.pool_for(lpn, stream);
+        if let Some(p) = &mut self.placement {
+            p.wrote_on(pool);
+        }
         let ppn = self.take_page(stream, pool, t_ns)?;
         let old = self.l2p[lpn as usize];
         if old != UNMAPPED {
