@@ -349,6 +349,10 @@ HostStats = TypedDict("HostStats", {
     "write_pages": int,
     #: Write requests.
     "write_requests": int,
+    #: Zone commands from the trace (zoned devices): appends, finishes and resets. An append's
+    #: pages and bytes count as written (`write_pages`, `write_bytes`) and its latency as a
+    #: write's; a reset's pages are not counted as trimmed.
+    "zone_commands": int,
 })
 
 #: What a block-mapped or hybrid (log-block) FTL did (WADPM paper §3, Fig. 4).

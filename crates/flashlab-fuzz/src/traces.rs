@@ -4,7 +4,8 @@
 //!
 //! Samples (valid inputs the mutations start from): the test traces under
 //! `crates/flashlab/tests/data` (classified by `detect_format`), the first lines of every
-//! built-in trace, [`EXTRA_SAMPLES`] for formats with neither, and [`PLACEMENT_SAMPLES`]; each cut
+//! built-in trace, [`EXTRA_SAMPLES`] for formats with neither, [`PLACEMENT_SAMPLES`] and
+//! [`ZONE_SAMPLES`] (zone commands); each cut
 //! to [`SAMPLE_BYTES`]. Placement columns: a share of `csv` cases gets a `placement` column and a
 //! share of `blkrq` cases a `# fields:` declaration with its columns ([`with_placement`]), with
 //! valid and invalid values and declarations.
@@ -49,6 +50,16 @@ pub const PLACEMENT_SAMPLES: &[(&str, &[u8])] = &[
     ("blkrq", b"# fields: time_us op offset_bytes placement\n1 W 0 4096 1\n"),
 ];
 
+/// `csv` samples with zone commands (append, finish, reset; zones of 128 KiB on the simulated
+/// device), valid and not (an append off a zone start, a finish of part of a zone).
+pub const ZONE_SAMPLES: &[(&str, &[u8])] = &[
+    (
+        "csv",
+        b"op,offset,size\nA,0,8192\nA,0,4096\nR,4096,4096\nZF,0,131072\nZR,0,131072\nW,131072,4096\nT,131072,131072\n",
+    ),
+    ("csv", b"op,offset,size\nappend,4096,4096\nfinish,0,4096\nreset,0,262144\nA,0,1048576\n"),
+];
+
 /// Placement values written into columns: mostly valid, some not.
 const PLACEMENTS: &[&str] = &["0", "1", "7", "255", "65535", "65536", "-1", "x", "1.5", "4294967296", "0x10"];
 
@@ -75,8 +86,9 @@ pub struct TraceCase {
     pub device: Option<u64>,
     pub time_unit: Option<String>,
     pub time_scale: f64,
-    /// Also simulated: (format detected rather than given, out_of_range, timing mode).
-    pub simulate: Option<(bool, &'static str, bool)>,
+    /// Also simulated: (format detected rather than given, out_of_range, timing mode, on a
+    /// zoned device).
+    pub simulate: Option<(bool, &'static str, bool, bool)>,
 }
 
 /// The test data files (recursively, documentation left out).
@@ -134,7 +146,7 @@ pub fn samples() -> &'static [(&'static str, Vec<u8>)] {
                 out.push((f.name, head(b.bytes, SAMPLE_BYTES)));
             }
         }
-        for (name, bytes) in EXTRA_SAMPLES.iter().chain(PLACEMENT_SAMPLES) {
+        for (name, bytes) in EXTRA_SAMPLES.iter().chain(PLACEMENT_SAMPLES).chain(ZONE_SAMPLES) {
             if let Ok(f) = trace::find_format(name) {
                 out.push((f.name, bytes.to_vec()));
             }
@@ -368,7 +380,7 @@ pub fn generate(format: &'static str, rng: &mut Rng) -> TraceCase {
     };
     let simulate = (rng.random_range(0..SIMULATE_ONE_IN) == 0).then(|| {
         let oor = ["error", "wrap", "compact"][rng.random_range(0..3)];
-        (rng.random_bool(0.5), oor, rng.random_bool(0.5))
+        (rng.random_bool(0.5), oor, rng.random_bool(0.5), rng.random_bool(0.25))
     });
     TraceCase { format, bytes, steps, device, time_unit, time_scale, simulate }
 }
@@ -409,7 +421,7 @@ impl TraceCase {
     }
 
     /// Write the bytes to a file and run a tiny device on them.
-    fn simulate(&self, (detect, out_of_range, timing): (bool, &'static str, bool)) -> Verdict {
+    fn simulate(&self, (detect, out_of_range, timing, zoned): (bool, &'static str, bool, bool)) -> Verdict {
         let dir = std::env::temp_dir().join(format!("flashlab-fuzz-{}", std::process::id()));
         let path = dir.join(format!("case-{:?}.{}", std::thread::current().id(), self.format).replace(['(', ')'], ""));
         if std::fs::create_dir_all(&dir).and_then(|_| std::fs::write(&path, &self.bytes)).is_err() {
@@ -431,8 +443,9 @@ impl TraceCase {
         w.insert("time_scale".into(), self.time_scale.into());
         let text = format!(
             "[device]\nchannels = 2\nblocks_per_plane = 64\npages_per_block = 32\n[host]\nout_of_range = \"{out_of_range}\"\n\
-             [sim]\nmode = \"{}\"\nverify = true\n",
-            if timing { "timing" } else { "accounting" }
+             [sim]\nmode = \"{}\"\nverify = true\n{}",
+            if timing { "timing" } else { "accounting" },
+            if zoned { "[ftl]\nmapping = \"zns\"\n" } else { "" }
         );
         t.extend(text.parse::<toml::Table>().unwrap_or_default());
         t.insert("workload".into(), toml::Value::Table(w));

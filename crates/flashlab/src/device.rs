@@ -12,6 +12,7 @@ use crate::buffer::WriteBuffer;
 use crate::error::Error;
 use crate::ftl::Ftl;
 use crate::units::{Lpn, Nanos};
+use crate::workload::Op;
 
 /// What a power failure cost (see [`Device::crash`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
@@ -91,6 +92,14 @@ impl FlashState {
     pub fn versions(&self) -> (Option<&[u32]>, u32, u64) {
         (self.oracle.as_deref(), self.next_tag, self.writes)
     }
+}
+
+/// The error for a zone command given to a conventional device.
+pub fn refuse_zone_command(op: Op) -> Error {
+    Error::Zone(format!(
+        "{} on a conventional device: zone commands need a zoned one (ftl.mapping = \"zns\")",
+        op.name()
+    ))
 }
 
 impl Device {
@@ -187,6 +196,53 @@ impl Device {
             o[first..first + zone_pages as usize].fill(0);
         }
         self.after_op("zone reset", zone as u64 * zone_pages);
+        Ok(done)
+    }
+
+    /// A zone command on logical pages `first..=last` issued at `t` ([`Op::is_zone`]: zone
+    /// append, finish, reset), refused as [`crate::ftl::zns::command_zones`] says and on a
+    /// conventional device; returns when it completes.
+    pub fn zone_command(&mut self, op: Op, first: u64, last: u64, t: Nanos) -> Result<Nanos, Error> {
+        let Some(zone_pages) = self.zone_pages else {
+            return Err(refuse_zone_command(op));
+        };
+        let zones = crate::ftl::zns::command_zones(op, first, last, zone_pages)?;
+        let mut done = t;
+        match op {
+            Op::ZoneAppend => {
+                let mut next_tag = self.next_tag;
+                let mut acked = Vec::new();
+                let z = self.ftl.zones().expect("a device with zone pages has zone commands");
+                let take = || {
+                    let tag = next_tag;
+                    next_tag = next_tag.wrapping_add(1).max(1);
+                    tag
+                };
+                let r = crate::ftl::zns::append_pages(z, zones.start, last - first + 1, t, take, |lpn, tag| {
+                    acked.push((lpn.0, tag))
+                });
+                for (lpn, tag) in acked {
+                    self.next_tag = tag.wrapping_add(1).max(1);
+                    self.acknowledged(lpn, tag);
+                }
+                done = r?;
+            }
+            Op::ZoneFinish => {
+                for zone in zones {
+                    let z = self.ftl.zones().expect("a device with zone pages has zone commands");
+                    done = done.max(z.finish(zone, t)?);
+                    self.after_op("zone finish", zone as u64 * zone_pages);
+                }
+            }
+            Op::ZoneReset => {
+                for zone in zones {
+                    done = done.max(self.zone_reset(zone, t)?);
+                }
+            }
+            Op::Read | Op::Write | Op::Trim => {
+                return Err(Error::Zone(format!("{} is not a zone command", op.name())));
+            }
+        }
         Ok(done)
     }
 

@@ -21,6 +21,10 @@ pub struct HostStats {
     pub write_requests: u64,
     /// Trim (discard) requests.
     pub trim_requests: u64,
+    /// Zone commands from the trace (zoned devices): appends, finishes and resets. An append's
+    /// pages and bytes count as written (`write_pages`, `write_bytes`) and its latency as a
+    /// write's; a reset's pages are not counted as trimmed.
+    pub zone_commands: u64,
     /// Logical pages touched by reads.
     pub read_pages: u64,
     /// Logical pages touched by writes (a partial page counts as one).

@@ -61,12 +61,24 @@ fn zns_with_the_host_log_equals_the_conventional_ssd() {
 }
 
 fn zoned_trace(lines: &str, extra: &str) -> Result<Results, String> {
+    trace_on(
+        &format!("mapping = \"zns\"\nmapping_params = {{ max_open_zones = 2, max_active_zones = 3 }}\n{extra}"),
+        lines,
+    )
+}
+
+/// A csv trace of `lines` run on the device with `[ftl]` `setup` (and the sections after it),
+/// in verify and check mode, and checked by the dry run, which must refuse what the run does.
+fn trace_on(setup: &str, lines: &str) -> Result<Results, String> {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (setup, lines).hash(&mut h);
     let dir = std::env::temp_dir().join(format!("flashlab-zns-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("t{}.csv", lines.len()));
+    let path = dir.join(format!("t{:x}.csv", h.finish()));
     std::fs::write(&path, format!("op,offset,size\n{lines}")).unwrap();
     let text = format!(
-        "{DEVICE}[ftl]\nmapping = \"zns\"\nmapping_params = {{ max_open_zones = 2, max_active_zones = 3 }}\n{extra}[workload]\nkind = \"trace\"\npath = \"{}\"\n[sim]\nverify = true\ncheck = true\n",
+        "{DEVICE}[ftl]\n{setup}[workload]\nkind = \"trace\"\npath = \"{}\"\n[sim]\nverify = true\ncheck = true\n",
         path.display()
     );
     let cfg = Config::from_toml_str(&text, "zns.toml", &[]).map_err(|e| e.to_string())?;
@@ -95,6 +107,41 @@ fn a_zoned_trace_runs_and_what_a_zns_drive_refuses_names_the_line() {
         assert!(e.contains(want), "{lines:?}: {e}");
         assert!(e.contains(".csv:"), "{e}");
     }
+}
+
+/// Zone append, finish and reset from a trace (`A`, `ZF`, `ZR`): appends land at the write
+/// pointer (reads of them return them, in verify mode), finish fills a zone, reset empties it;
+/// what a ZNS drive refuses, and a conventional device or the host's log given zone commands,
+/// is an error naming the line, the same in the dry run.
+#[test]
+fn zone_commands_from_a_trace_append_finish_and_reset() {
+    // Zones of 32 pages of 4 KiB = 128 KiB. Two appends to zone 0 (pages 0..3), a read of the
+    // second, a finish of zone 0, its reset, an append again, then a finish of zones 1 and 2,
+    // and a write at zone 3's write pointer.
+    let lines =
+        "A,0,8192\nA,0,4096\nR,8192,4096\nZF,0,131072\nZR,0,131072\nA,0,4096\nZF,131072,262144\nW,393216,4096\n";
+    let ok = zoned_trace(lines, "").unwrap();
+    let zones = ok.zones.unwrap();
+    assert_eq!((zones.appends, zones.finishes, zones.resets), (4, 3, 1), "{zones:?}");
+    assert_eq!((ok.host.zone_commands, ok.host.write_requests, ok.host.write_pages), (6, 1, 5));
+    assert_eq!(ok.flash.programs, 5);
+    // host.max_request splits an append into appends to the same zone.
+    let split = zoned_trace("A,0,16384\nA,0,16384\nR,28672,4096\n", "[host]\nmax_request = \"8KiB\"\n").unwrap();
+    assert_eq!(split.zones.unwrap().appends, 8);
+    for (setup, lines, want) in [
+        ("", "A,4096,4096\n", ":2: field `offset`: zone error: zone append at page 1: an append names the first page of its zone (zones of 32 pages)"),
+        ("", "W,0,122880\nA,0,16384\n", ":3: field `offset`: zone error: zone append of 4 pages to zone 0 at write pointer 30: past the zone's end at 32 (Zone Boundary Error)"),
+        ("", "A,0,262144\n", ":2: field `offset`: zone error: zone append of 64 pages: more than a zone of 32 pages (Zone Boundary Error)"),
+        ("", "ZF,0,4096\n", ":2: field `offset`: zone error: zone finish of pages 0..=0: a zoned device finishes whole zones of 32 pages"),
+        ("", "ZR,131072,4096\n", ":2: field `offset`: zone error: zone reset of pages 32..=32: a zoned device resets whole zones of 32 pages"),
+        ("", "W,0,4096\nW,131072,4096\nW,262144,4096\nZF,393216,131072\n", ":5: field `offset`: zone error: finishing empty zone 3 needs an active zone (Too Many Active Zones)"),
+        ("[host]\nlayer = \"log\"\n", "W,0,4096\nZR,0,131072\n", ":3: field `offset`: zone error: zone reset: host.layer = \"log\" writes the zones itself"),
+    ] {
+        let e = zoned_trace(lines, setup).unwrap_err();
+        assert!(e.contains(want), "{lines:?}: {e}");
+    }
+    let e = trace_on("mapping = \"page\"\n", "W,0,4096\nA,0,4096\n").unwrap_err();
+    assert!(e.contains(":3: field `offset`: zone error: zone append on a conventional device"), "{e}");
 }
 
 #[test]

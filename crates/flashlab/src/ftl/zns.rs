@@ -30,6 +30,7 @@ use super::{Ftl, FtlCounters, FtlFastPath, FtlReports, FtlSpec, ReadOutcome};
 use crate::error::Error;
 use crate::nand::{Layout, Nand};
 use crate::units::{Lpn, Nanos, Ppn};
+use crate::workload::Op;
 
 /// `[ftl.mapping_params]` of `zns`.
 #[derive(Clone, Debug, Deserialize, schemars::JsonSchema)]
@@ -130,6 +131,69 @@ pub struct Zns {
 
 fn zone_error(msg: String) -> Error {
     Error::Zone(msg)
+}
+
+/// The zones a host command on logical pages `first..=last` of a zoned device with
+/// `zone_pages` pages per zone names, refused as a zoned drive refuses it: a zone append names
+/// one zone by its first page (NVMe's ZSLBA) and its pages must fit in a zone; a finish, a reset
+/// and a trim (a reset on a zoned device) cover whole zones. Reads and writes name none.
+pub fn command_zones(op: Op, first: u64, last: u64, zone_pages: u64) -> Result<std::ops::Range<u32>, Error> {
+    let zone = |p: u64| u32::try_from(p / zone_pages).unwrap_or(u32::MAX);
+    match op {
+        Op::Read | Op::Write => Ok(0..0),
+        Op::ZoneAppend => {
+            if !first.is_multiple_of(zone_pages) {
+                return Err(zone_error(format!(
+                    "zone append at page {first}: an append names the first page of its zone (zones of {zone_pages} pages)"
+                )));
+            }
+            if last - first >= zone_pages {
+                return Err(zone_error(format!(
+                    "zone append of {} pages: more than a zone of {zone_pages} pages (Zone Boundary Error)",
+                    last - first + 1
+                )));
+            }
+            Ok(zone(first)..zone(first) + 1)
+        }
+        Op::Trim | Op::ZoneFinish | Op::ZoneReset => {
+            if !first.is_multiple_of(zone_pages) || !(last + 1).is_multiple_of(zone_pages) {
+                return Err(zone_error(format!(
+                    "{} of pages {first}..={last}: a zoned device {} whole zones of {zone_pages} pages",
+                    op.name(),
+                    if op == Op::ZoneFinish { "finishes" } else { "resets" }
+                )));
+            }
+            Ok(zone(first)..zone(last) + 1)
+        }
+    }
+}
+
+/// Zone append of `pages` pages to `zone`, refused whole when they do not fit between the
+/// write pointer and the zone's end (NVMe's Zone Boundary Error). `tag()` gives each page's
+/// version tag and `wrote(lpn, tag)` sees each page written; returns when the last completes.
+pub fn append_pages(
+    z: &mut dyn ZoneOps,
+    zone: u32,
+    pages: u64,
+    t: Nanos,
+    mut tag: impl FnMut() -> u32,
+    mut wrote: impl FnMut(Lpn, u32),
+) -> Result<Nanos, Error> {
+    let (_, wp) = z.zone(zone);
+    if u64::from(wp) + pages > u64::from(z.zone_pages()) {
+        return Err(zone_error(format!(
+            "zone append of {pages} pages to zone {zone} at write pointer {wp}: past the zone's end at {} (Zone Boundary Error)",
+            z.zone_pages()
+        )));
+    }
+    let mut done = t;
+    for _ in 0..pages {
+        let tag = tag();
+        let (lpn, d) = z.append(zone, tag, t)?;
+        wrote(lpn, tag);
+        done = done.max(d);
+    }
+    Ok(done)
 }
 
 fn params(spec: &FtlSpec) -> Result<ZnsParams, Error> {

@@ -156,8 +156,19 @@ impl Log {
     }
 }
 
+/// The error for a trace's zone command given to the log layer.
+pub fn refuse_zone_command(op: Op) -> Error {
+    Error::Zone(format!(
+        "{}: host.layer = \"log\" writes the zones itself; a trace's zone commands go to the device through host.layer = \"passthrough\"",
+        op.name()
+    ))
+}
+
 impl HostLayer for Log {
     fn submit(&mut self, req: &Request, t: Nanos, dev: &mut Device) -> Result<Nanos, Error> {
+        if req.op.is_zone() {
+            return Err(refuse_zone_command(req.op));
+        }
         let (first, last) = dev.page_span(req.offset, req.len);
         let mut done = t;
         for lpn in (first..=last).map(Lpn) {
@@ -174,6 +185,7 @@ impl HostLayer for Log {
                     self.table.trim(lpn, Nanos::ZERO)?;
                     t
                 }
+                Op::ZoneAppend | Op::ZoneFinish | Op::ZoneReset => unreachable!("zone commands returned above"),
             };
             done = done.max(d);
         }

@@ -15,7 +15,7 @@ use crate::device::Device;
 use crate::error::{Error, Location};
 use crate::registry::{Entry, Registry};
 use crate::units::{ByteSize, Nanos};
-use crate::workload::{Request, Workload};
+use crate::workload::{Op, Request, Workload};
 
 /// Turns a byte-addressed request into page operations on the device.
 pub trait HostLayer: Send {
@@ -208,7 +208,8 @@ pub const HOST_LAYERS: Registry<HostBuildFn, HostCaps> = Registry {
     ],
 };
 
-/// A workload whose requests longer than `max` bytes are split into consecutive pieces.
+/// A workload whose requests longer than `max` bytes are split into consecutive pieces (a zone
+/// append into appends to its zone; zone finish and reset whole).
 pub struct Split {
     inner: Box<dyn Workload>,
     max: u64,
@@ -234,11 +235,15 @@ impl Workload for Split {
                 None => return Ok(None),
             },
         };
-        if req.len <= self.max {
+        // Zone finish and reset move no data: no transfer limit applies.
+        if req.len <= self.max || matches!(req.op, Op::ZoneFinish | Op::ZoneReset) {
             return Ok(Some(req));
         }
-        // Saturating: an offset this close to 2^64 is out of range, which the simulator reports.
-        self.rest = Some(Request { offset: req.offset.saturating_add(self.max), len: req.len - self.max, ..req });
+        // A zone append's pieces are appends to the same zone (its offset names the zone).
+        // Otherwise saturating: an offset this close to 2^64 is out of range, which the
+        // simulator reports.
+        let offset = if req.op == Op::ZoneAppend { req.offset } else { req.offset.saturating_add(self.max) };
+        self.rest = Some(Request { offset, len: req.len - self.max, ..req });
         Ok(Some(Request { len: self.max, ..req }))
     }
     /// Each request becomes at most `len / max` + 1 pieces.

@@ -22,9 +22,12 @@ impl HostLayer for Passthrough {
     #[inline]
     fn submit(&mut self, req: &Request, t: Nanos, dev: &mut Device) -> Result<Nanos, Error> {
         let (first, last) = dev.page_span(req.offset, req.len);
+        if req.op.is_zone() {
+            return dev.zone_command(req.op, first, last, t);
+        }
         if req.op == Op::Trim {
             if let Some(zone) = dev.zone_pages() {
-                check_zone_trim(first, last, zone)?;
+                crate::ftl::zns::command_zones(Op::Trim, first, last, zone)?;
             }
         }
         let mut done = t;
@@ -33,6 +36,7 @@ impl HostLayer for Passthrough {
                 Op::Read => dev.read(lpn, t)?,
                 Op::Write => dev.write_placed(lpn, req.placement, t)?,
                 Op::Trim => dev.trim(lpn, t)?,
+                Op::ZoneAppend | Op::ZoneFinish | Op::ZoneReset => unreachable!("zone commands returned above"),
             };
             done = done.max(d);
         }
@@ -42,15 +46,4 @@ impl HostLayer for Passthrough {
     fn passes_through(&self) -> bool {
         true
     }
-}
-
-/// On a zoned device a trim resets zones: pages `first..=last` must be whole zones of
-/// `zone_pages` pages.
-pub fn check_zone_trim(first: u64, last: u64, zone_pages: u64) -> Result<(), Error> {
-    if !first.is_multiple_of(zone_pages) || !(last + 1).is_multiple_of(zone_pages) {
-        return Err(Error::Zone(format!(
-            "trim of pages {first}..={last}: a zoned device resets whole zones of {zone_pages} pages"
-        )));
-    }
-    Ok(())
 }

@@ -1005,6 +1005,16 @@ impl Measure {
                 h.trim_requests += 1;
                 h.trim_pages += pages;
             }
+            Op::ZoneAppend => {
+                h.zone_commands += 1;
+                h.write_pages += pages;
+                h.write_bytes += req.len;
+                self.write_lat.record(done - issue);
+                if let Some(t) = &mut self.timed {
+                    t.record(1, req.len, done - issue);
+                }
+            }
+            Op::ZoneFinish | Op::ZoneReset => h.zone_commands += 1,
         }
         self.first_issue.get_or_insert(issue);
         self.last_issue = self.last_issue.max(issue);
@@ -1237,6 +1247,16 @@ pub fn check_trace(cfg: &Config, r: &Resolved) -> Result<(), Error> {
     }
     for _ in 0..PRECHECK_REQUESTS.min(cfg.sim.crash_at.unwrap_or(u64::MAX)) {
         let Some(mut req) = wl.next_request()? else { break };
+        if req.op.is_zone() && zoned.is_none() {
+            // What the host layer refuses: the log writes zones itself; a conventional device
+            // has none.
+            let e = if through_host(cfg) {
+                crate::host::log::refuse_zone_command(req.op)
+            } else {
+                crate::device::refuse_zone_command(req.op)
+            };
+            return Err(located(e, wl.as_ref()));
+        }
         if req.len == 0 || req.offset.checked_add(req.len).is_none_or(|end| end > capacity) {
             place_range(&mut req, capacity, cfg.host.out_of_range, None, wl.as_ref())?;
         }
@@ -1250,17 +1270,19 @@ pub fn check_trace(cfg: &Config, r: &Resolved) -> Result<(), Error> {
 /// `req`'s pages through the zoned device `z` as the pass-through host layer issues them (no
 /// clock, no data): what the run would refuse.
 fn check_zones(z: &mut crate::ftl::zns::Zns, req: &Request, page_size: u64) -> Result<(), Error> {
+    use crate::ftl::zns::ZoneOps;
     use crate::ftl::Ftl;
     let (first, last) = (req.offset / page_size, (req.offset + req.len - 1) / page_size);
-    if req.op == Op::Trim {
-        host::passthrough::check_zone_trim(first, last, z.zone_pages().map_or(1, u64::from))?;
-    }
-    for lpn in (first..=last).map(Lpn) {
-        match req.op {
-            Op::Read => {}
-            Op::Write => z.write(lpn, 0, Nanos::ZERO).map(|_| ())?,
-            Op::Trim => z.trim(lpn, Nanos::ZERO).map(|_| ())?,
+    let zones = crate::ftl::zns::command_zones(req.op, first, last, u64::from(ZoneOps::zone_pages(z)))?;
+    match req.op {
+        Op::Read => {}
+        Op::Write => (first..=last).try_for_each(|lpn| z.write(Lpn(lpn), 0, Nanos::ZERO).map(|_| ()))?,
+        Op::Trim => (first..=last).try_for_each(|lpn| z.trim(Lpn(lpn), Nanos::ZERO).map(|_| ()))?,
+        Op::ZoneAppend => {
+            crate::ftl::zns::append_pages(z, zones.start, last - first + 1, Nanos::ZERO, || 0, |_, _| ())?;
         }
+        Op::ZoneFinish => zones.into_iter().try_for_each(|zone| z.finish(zone, Nanos::ZERO).map(|_| ()))?,
+        Op::ZoneReset => zones.into_iter().try_for_each(|zone| z.reset(zone, Nanos::ZERO).map(|_| ()))?,
     }
     Ok(())
 }

@@ -21,6 +21,37 @@ pub enum Op {
     Write,
     /// Discard / TRIM / unmap.
     Trim,
+    /// Zone append (zoned devices): write the request's pages at the write pointer of the zone
+    /// whose first page the offset names (NVMe ZNS's ZSLBA).
+    #[serde(rename = "zone_append")]
+    ZoneAppend,
+    /// Zone finish (zoned devices): the zones the byte range covers, whole, become full.
+    #[serde(rename = "zone_finish")]
+    ZoneFinish,
+    /// Zone reset (zoned devices): the zones the byte range covers, whole, are erased and
+    /// their write pointers return to their start.
+    #[serde(rename = "zone_reset")]
+    ZoneReset,
+}
+
+impl Op {
+    /// A zone management or zone append command, which only a zoned device takes.
+    #[inline]
+    pub fn is_zone(self) -> bool {
+        matches!(self, Op::ZoneAppend | Op::ZoneFinish | Op::ZoneReset)
+    }
+
+    /// The command's name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Read => "read",
+            Op::Write => "write",
+            Op::Trim => "trim",
+            Op::ZoneAppend => "zone append",
+            Op::ZoneFinish => "zone finish",
+            Op::ZoneReset => "zone reset",
+        }
+    }
 }
 
 /// One host request, in bytes, with its arrival time on the simulation clock.

@@ -199,7 +199,7 @@ impl Placed {
         match req.op {
             Op::Write => req.placement = self.policy.place(req),
             Op::Trim => self.policy.trim(req),
-            Op::Read => {}
+            Op::Read | Op::ZoneAppend | Op::ZoneFinish | Op::ZoneReset => {}
         }
     }
 }

@@ -2,7 +2,13 @@
 //! script. Owns the header and one line. This comment is the format's documentation.
 //!
 //! The first non-blank line is a header naming the columns, in any order, case-insensitive:
-//! - `op` (required): `R`/`read`, `W`/`write`, `T`/`trim` (case-insensitive).
+//! - `op` (required): `R`/`read`, `W`/`write`, `T`/`trim` (case-insensitive), and for a zoned
+//!   device (`ftl.mapping = "zns"`, replayed through `host.layer = "passthrough"`) the zone
+//!   commands `A`/`append` (zone append: the offset is the zone's first byte, the pages go at its
+//!   write pointer), `ZF`/`finish` and `ZR`/`reset` (the byte range covers whole zones). The
+//!   device refuses what a ZNS drive refuses (an append not naming a zone start or crossing the
+//!   zone's end, a finish or reset of part of a zone), and a conventional device refuses them
+//!   all, as errors naming the line.
 //! - `offset` (required): byte offset. `size` (required): bytes, > 0.
 //! - at most one time column: `time_ns`, `time_us`, `time_ms` or `time_s` (decimal allowed);
 //!   without one, every request is at time 0.
@@ -32,7 +38,7 @@ use crate::workload::Op;
 /// The registry line.
 pub(crate) const FORMAT: FormatEntry = Entry {
     name: "csv",
-    about: "flashlab plain CSV with a header: op(R/W/T),offset(B),size(B)[,time_ns|time_us|time_ms|time_s][,device][,placement(0-65535)]",
+    about: "flashlab plain CSV with a header: op(R/W/T; zone A/ZF/ZR),offset(B),size(B)[,time_ns|time_us|time_ms|time_s][,device][,placement(0-65535)]",
     params: crate::registry::no_params,
     caps: FormatCaps { device_column: Some("device"), time_unit_override: false, detect: Detect::Sniff(sniff_csv) },
     build: Opener(open),
@@ -138,11 +144,16 @@ fn parse_op(s: &[u8], at: &Ctx) -> Result<Op, Error> {
         ("write", Op::Write),
         ("t", Op::Trim),
         ("trim", Op::Trim),
+        ("a", Op::ZoneAppend),
+        ("append", Op::ZoneAppend),
+        ("zf", Op::ZoneFinish),
+        ("finish", Op::ZoneFinish),
+        ("zr", Op::ZoneReset),
+        ("reset", Op::ZoneReset),
     ];
-    ops.into_iter()
-        .find(|(n, _)| is(s, n))
-        .map(|(_, op)| op)
-        .ok_or_else(|| at.err("op", format!("`{}` is not R, W, T, read, write or trim", show(s))))
+    ops.into_iter().find(|(n, _)| is(s, n)).map(|(_, op)| op).ok_or_else(|| {
+        at.err("op", format!("`{}` is not R, W, T, A, ZF, ZR, read, write, trim, append, finish or reset", show(s)))
+    })
 }
 
 impl LineFormat for PlainCsv {

@@ -58,6 +58,9 @@ pub struct TraceStats {
     pub writes: u64,
     /// Trim requests.
     pub trims: u64,
+    /// Zone commands (zone append, finish, reset; the `csv` format's `A`, `ZF`, `ZR`); an
+    /// append's bytes count in `write_bytes`.
+    pub zone_commands: u64,
     /// Bytes requested by reads (saturating at `u64::MAX`).
     pub read_bytes: u64,
     /// Bytes requested by writes (saturating at `u64::MAX`).
@@ -148,6 +151,7 @@ impl Acc {
             reads: 0,
             writes: 0,
             trims: 0,
+            zone_commands: 0,
             read_bytes: 0,
             write_bytes: 0,
             trim_bytes: 0,
@@ -187,10 +191,13 @@ impl Acc {
         assert!(len > 0, "readers never yield empty requests");
         let s = &mut self.s;
         s.records += 1;
+        let mut no_bytes = 0;
         let (count, bytes) = match op {
             Op::Read => (&mut s.reads, &mut s.read_bytes),
             Op::Write => (&mut s.writes, &mut s.write_bytes),
             Op::Trim => (&mut s.trims, &mut s.trim_bytes),
+            Op::ZoneAppend => (&mut s.zone_commands, &mut s.write_bytes),
+            Op::ZoneFinish | Op::ZoneReset => (&mut s.zone_commands, &mut no_bytes),
         };
         *count += 1;
         *bytes = bytes.saturating_add(len);
@@ -336,11 +343,15 @@ const DEVICES_SHOWN: usize = 10;
 impl fmt::Display for TraceStats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "trace            {} ({})", self.path, self.format)?;
-        writeln!(
+        write!(
             f,
-            "records          {} (reads {}, writes {}, trims {})",
+            "records          {} (reads {}, writes {}, trims {}",
             self.records, self.reads, self.writes, self.trims
         )?;
+        if self.zone_commands > 0 {
+            write!(f, ", zone commands {}", self.zone_commands)?;
+        }
+        writeln!(f, ")")?;
         writeln!(f, "read fraction    {:.3} (of reads + writes)", self.read_fraction)?;
         writeln!(
             f,
