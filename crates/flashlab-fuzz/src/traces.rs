@@ -42,6 +42,7 @@ pub const EXTRA_SAMPLES: &[(&str, &[u8])] = &[
 pub const PLACEMENT_SAMPLES: &[(&str, &[u8])] = &[
     ("csv", b"time_ns,op,offset,size,placement\n0,W,0,4096,0\n1,W,4096,4096,\n2,R,0,512,65535\n3,W,0,4096,65536\n"),
     ("csv", b"placement,op,offset,size\n-1,W,0,4096\n"),
+    ("csv", b"op,offset,size,file\nW,0,4096,1\nW,4096,4096,\nW,0,4096,4294967295\nW,0,4096,4294967296\n"),
     (
         "blkrq",
         b"# capture\n# fields: time_us op(R/W) offset_bytes length_bytes - placement\n1 W 0 4096 9 3\n2 R 0 512 9 0\n",

@@ -284,7 +284,7 @@ fn zoned_run(steps: &[Step], unit: GcUnit) -> flashlab::nand::NandCounters {
             Step::Read(l) => (Op::Read, l),
             Step::Trim(l) => (Op::Trim, l),
         };
-        let req = Request { time_ns: 0, op, offset: (l % logical) * 4096, len: 4096, placement: None };
+        let req = Request { time_ns: 0, op, offset: (l % logical) * 4096, len: 4096, placement: None, file: None };
         host.submit(&req, Nanos::ZERO, &mut dev).unwrap_or_else(|e| panic!("{unit:?} {s:?}: {e}"));
         dev.end_request(Nanos::ZERO).unwrap();
     }

@@ -49,7 +49,7 @@ fn err_text<T>(r: Result<T, Error>) -> String {
 }
 
 fn req(time_ns: u64, op: Op, offset: u64, len: u64) -> Request {
-    Request { time_ns, op, offset, len, placement: None }
+    Request { time_ns, op, offset, len, placement: None, file: None }
 }
 
 /// What one shipped file must give.
@@ -72,7 +72,7 @@ const fn ex(file: &'static str, format: &'static str, counts: [u64; 4], first: (
         reads,
         writes,
         trims,
-        first: Request { time_ns: 0, op: first.0, offset: first.1, len: first.2, placement: None },
+        first: Request { time_ns: 0, op: first.0, offset: first.1, len: first.2, placement: None, file: None },
     }
 }
 
@@ -130,7 +130,7 @@ const EXCERPTS: &[Expect] = &[
         reads: 1,
         writes: 4,
         trims: 1,
-        first: Request { time_ns: 0, op: Op::Write, offset: 0, len: 4096, placement: Some(1) },
+        first: Request { time_ns: 0, op: Op::Write, offset: 0, len: 4096, placement: Some(1), file: None },
     },
     Expect {
         file: "handmade/placement.blk.txt",
@@ -139,7 +139,7 @@ const EXCERPTS: &[Expect] = &[
         reads: 1,
         writes: 3,
         trims: 0,
-        first: Request { time_ns: 0, op: Op::Write, offset: 8192, len: 4096, placement: Some(2) },
+        first: Request { time_ns: 0, op: Op::Write, offset: 8192, len: 4096, placement: Some(2), file: None },
     },
     ex("handmade/msr-cambridge1-sample.csv.zst", "msr", [200, 1, 199, 0], (Op::Write, 9_056_014_336, 2048)),
 ];
@@ -417,7 +417,10 @@ fn placement_columns_reach_the_requests() {
     let placements = |reqs: &[Request]| reqs.iter().map(|r| r.placement).collect::<Vec<_>>();
     let csv = read_all(&opts(data("handmade/placement.csv"), None)).expect("csv");
     assert_eq!(placements(&csv), [Some(1), None, None, Some(65_535), None, Some(0)]);
-    assert_eq!(csv[3], Request { time_ns: 10_000, op: Op::Write, offset: 12_288, len: 4096, placement: Some(65_535) });
+    assert_eq!(
+        csv[3],
+        Request { time_ns: 10_000, op: Op::Write, offset: 12_288, len: 4096, placement: Some(65_535), file: None }
+    );
     let text = std::fs::read(data("handmade/placement.csv")).expect("shipped");
     let mut w = open_stream(Box::new(std::io::Cursor::new(text)), &opts(PathBuf::from("mem.csv"), Some("csv")))
         .expect("a stream");
@@ -429,7 +432,10 @@ fn placement_columns_reach_the_requests() {
 
     let blk = read_all(&opts(data("handmade/placement.blk.txt"), None)).expect("blkrq");
     assert_eq!(placements(&blk), [Some(2), Some(0), Some(0), Some(65_535)]);
-    assert_eq!(blk[1], Request { time_ns: 50_500, op: Op::Write, offset: 1_048_576, len: 16_384, placement: Some(0) });
+    assert_eq!(
+        blk[1],
+        Request { time_ns: 50_500, op: Op::Write, offset: 1_048_576, len: 16_384, placement: Some(0), file: None }
+    );
     // The same capture without its `# fields:` line: the columns after the fourth are ignored.
     let shipped = std::fs::read_to_string(data("handmade/placement.blk.txt")).expect("shipped");
     let undeclared: String =

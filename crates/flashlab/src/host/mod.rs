@@ -306,7 +306,7 @@ mod tests {
 
     #[test]
     fn split_cuts_long_requests_into_consecutive_pieces_at_the_same_time() {
-        let req = |time_ns, op, offset, len| Request { time_ns, op, offset, len, placement: None };
+        let req = |time_ns, op, offset, len| Request { time_ns, op, offset, len, placement: None, file: None };
         let inner =
             Fixed(vec![req(5, Op::Write, 4096, 100 << 10), req(9, Op::Read, 0, 32 << 10), req(11, Op::Trim, 0, 1)]);
         let mut s = Split::new(Box::new(inner), 32 << 10);

@@ -345,8 +345,14 @@ fn precondition_host(
         let p = &cfg.precondition;
         let n = r.logical_pages;
         let mut write = |lpn: u64| -> Result<(), Error> {
-            let req =
-                Request { time_ns: 0, op: Op::Write, offset: lpn * r.page_size, len: r.page_size, placement: None };
+            let req = Request {
+                time_ns: 0,
+                op: Op::Write,
+                offset: lpn * r.page_size,
+                len: r.page_size,
+                placement: None,
+                file: None,
+            };
             host.submit(&req, Nanos::ZERO, dev)?;
             dev.end_request(Nanos::ZERO)
         };

@@ -69,6 +69,9 @@ pub struct Request {
     /// the trace's placement column, a generator's stream, or the host placement policy's
     /// choice); `None`: the device's default handle. Ignored by reads and trims.
     pub placement: Option<u16>,
+    /// The file the request belongs to, for trace formats that say (`csv`'s `file` column);
+    /// `None` otherwise. Only the host placement policy `file` reads it.
+    pub file: Option<u32>,
 }
 
 /// A stream of requests. Streaming: implementations hold O(1) state, never a whole trace.

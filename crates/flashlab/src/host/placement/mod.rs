@@ -4,6 +4,7 @@
 //! `[host.placement] policy` with its parameters beside it in the same table:
 //! - `address`: by the write's byte offset (ranges between ascending bounds);
 //! - `size`: by the write's length (size classes between ascending bounds);
+//! - `file`: by the file the write belongs to, where the trace says (`csv`'s `file` column);
 //! - `sepbit`: SepBIT's user-write separation by the lifespan of the page's previous version
 //!   (Wang et al., FAST 2022);
 //! - `trace`: the request's own identifier (a trace's placement column, a `streams`
@@ -28,6 +29,7 @@
 //! identifiers (checked where the workload is built, `sim::plan`).
 
 pub mod address;
+pub mod file;
 pub mod sepbit;
 pub mod size;
 pub mod trace;
@@ -117,6 +119,13 @@ pub const PLACEMENTS: Registry<PlacementBuildFn, PlacementCaps> = Registry {
             params: crate::registry::schema_of::<size::Params>,
             caps: PlacementCaps { check: size::check, memory: no_memory },
             build: size::build,
+        },
+        Entry {
+            name: "file",
+            about: "by the file a write belongs to (a trace's file column): file id modulo handles, or pinned per file",
+            params: crate::registry::schema_of::<file::Params>,
+            caps: PlacementCaps { check: file::check, memory: no_memory },
+            build: file::build,
         },
         Entry {
             name: "sepbit",
@@ -308,7 +317,7 @@ mod tests {
     use super::*;
 
     pub(crate) fn write(offset: u64, len: u64) -> Request {
-        Request { time_ns: 0, op: Op::Write, offset, len, placement: Some(9) }
+        Request { time_ns: 0, op: Op::Write, offset, len, placement: Some(9), file: None }
     }
 
     fn table(text: &str) -> toml::Table {

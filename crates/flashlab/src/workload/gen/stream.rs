@@ -134,6 +134,7 @@ impl<P: Picker> Stream<P> {
             offset: self.start_bytes + at_units * self.align_bytes,
             len,
             placement: None,
+            file: None,
         };
         self.done_bytes += len;
         self.done_requests += 1;

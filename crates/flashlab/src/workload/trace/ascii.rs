@@ -169,7 +169,8 @@ mod tests {
                 offset: 162_947_904 * 512,
                 len: 8192,
                 device: Some(5),
-                placement: None
+                placement: None,
+                file: None
             }
         );
         let rec = parse(DISKSIM, None, "1 0 0 1 a").expect("ok").expect("rec");

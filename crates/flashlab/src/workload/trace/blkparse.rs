@@ -163,7 +163,8 @@ mod tests {
                 offset: 223_490 * 512,
                 len: 4096,
                 device: Some(8 << 20),
-                placement: None
+                placement: None,
+                file: None
             }
         );
         let rec = parse("8,16 0 5 1.500000001 12 D RA 100 + 16 [cat]").expect("ok").expect("rec");

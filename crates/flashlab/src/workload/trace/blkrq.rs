@@ -208,7 +208,8 @@ mod tests {
                     offset: 6_583_328_768,
                     len: 4096,
                     device: None,
-                    placement: None
+                    placement: None,
+                    file: None
                 },
                 Record {
                     time_ns: 30_699_500,
@@ -216,7 +217,8 @@ mod tests {
                     offset: 4_437_733_376,
                     len: 512,
                     device: None,
-                    placement: None
+                    placement: None,
+                    file: None
                 },
             ]
         );
@@ -259,6 +261,7 @@ mod tests {
                 len: 4096,
                 device: None,
                 placement: Some(2),
+                file: None,
             },
             Record {
                 time_ns: 30_699_500,
@@ -267,6 +270,7 @@ mod tests {
                 len: 512,
                 device: None,
                 placement: Some(65_535),
+                file: None,
             },
         ];
         assert_eq!(recs, want);

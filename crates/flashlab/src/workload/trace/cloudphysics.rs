@@ -100,7 +100,8 @@ mod tests {
                 offset: 42_932_745 * 512,
                 len: 512,
                 device: None,
-                placement: None
+                placement: None,
+                file: None
             }
         );
         assert_eq!((recs[1].op, recs[1].offset), (Op::Read, 4096));

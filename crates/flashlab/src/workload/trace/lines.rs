@@ -245,7 +245,7 @@ impl Ctx<'_> {
         if offset.checked_add(len).is_none() {
             return Err(self.err(size_field, format!("offset {offset} + size {len} overflows 64 bits")));
         }
-        Ok(Record { time_ns, op, offset, len, device, placement: None })
+        Ok(Record { time_ns, op, offset, len, device, placement: None, file: None })
     }
 }
 

@@ -84,6 +84,7 @@ mod tests {
                 len: 2048,
                 device: Some(0),
                 placement: None,
+                file: None,
             }
         );
         let rec = parse("128166386567849449,hm,2,read,0,4096,3654").expect("valid").expect("a record");

@@ -18,14 +18,17 @@
 //!   handle), so a trace may tag only some writes. Reads and trims may carry one too; the
 //!   device ignores it for them. Anything else (negative, above 65535, not an integer) is an
 //!   error naming the line and the field.
+//! - `file` (optional): the file the request belongs to, an integer from 0 to 4294967295 (an
+//!   inode number, or any id the converting script gives each file); an empty field means
+//!   none. The host placement policy `file` places writes by it; nothing else reads it.
 //!
 //! Fields are separated by commas with no quoting; spaces around a field are ignored. Any other
 //! column name, a repeated column, or a line with a different number of fields than the header is
 //! an error. Example:
 //! ```text
-//! time_us,op,offset,size,device,placement
-//! 0,W,0,4096,0,3
-//! 15.5,R,8192,16384,1,
+//! time_us,op,offset,size,device,placement,file
+//! 0,W,0,4096,0,3,12
+//! 15.5,R,8192,16384,1,,
 //! ```
 
 use super::input::Input;
@@ -38,7 +41,7 @@ use crate::workload::Op;
 /// The registry line.
 pub(crate) const FORMAT: FormatEntry = Entry {
     name: "csv",
-    about: "flashlab plain CSV with a header: op(R/W/T; zone A/ZF/ZR),offset(B),size(B)[,time_ns|time_us|time_ms|time_s][,device][,placement(0-65535)]",
+    about: "flashlab plain CSV with a header: op(R/W/T; zone A/ZF/ZR),offset(B),size(B)[,time_ns|time_us|time_ms|time_s][,device][,placement(0-65535)][,file]",
     params: crate::registry::no_params,
     caps: FormatCaps { device_column: Some("device"), time_unit_override: false, detect: Detect::Sniff(sniff_csv) },
     build: Opener(open),
@@ -48,16 +51,16 @@ pub(crate) const FORMAT: FormatEntry = Entry {
 /// offset and size.
 fn sniff_csv(s: &Sample) -> bool {
     let line = trim(s.first());
-    let names = ["op", "offset", "size", "time_ns", "time_us", "time_ms", "time_s", "device", "placement"];
+    let names = ["op", "offset", "size", "time_ns", "time_us", "time_ms", "time_s", "device", "placement", "file"];
     let all_known = line.split(|&b| b == b',').all(|n| names.iter().any(|k| is(n, k)));
     let has = |k: &str| line.split(|&b| b == b',').any(|n| is(n, k));
     all_known && has("op") && has("offset") && has("size")
 }
 
-/// Most columns a header may name (op, offset, size, one time column, device, placement).
-const MAX_COLUMNS: usize = 6;
+/// Most columns a header may name (op, offset, size, one time column, device, placement, file).
+const MAX_COLUMNS: usize = 7;
 
-const NAMES: &str = "op, offset, size, time_ns, time_us, time_ms, time_s, device, placement";
+const NAMES: &str = "op, offset, size, time_ns, time_us, time_ms, time_s, device, placement, file";
 
 fn open(input: Input, settings: &Settings) -> Result<Box<dyn Source>, Error> {
     Ok(LineSource::boxed(input, PlainCsv { columns: None, filter: settings.device.is_some() }))
@@ -73,6 +76,7 @@ enum Col {
     Time(u64),
     Device,
     Placement,
+    File,
 }
 
 impl Col {
@@ -87,6 +91,7 @@ impl Col {
             ("time_s", Col::Time(1_000_000_000)),
             ("device", Col::Device),
             ("placement", Col::Placement),
+            ("file", Col::File),
         ];
         cols.into_iter().find(|(n, _)| is(name, n)).map(|(_, c)| c)
     }
@@ -166,6 +171,7 @@ impl LineFormat for PlainCsv {
             return Err(at.err_line(format!("expected {n} comma-separated fields (as in the header), found {count}")));
         }
         let (mut op, mut offset, mut len, mut time_ns, mut device, mut placement) = (Op::Read, 0, 0, 0, None, None);
+        let mut file = None;
         for (col, field) in cols[..n].iter().zip(fields) {
             match *col {
                 Col::Op => op = parse_op(field, at)?,
@@ -176,10 +182,17 @@ impl LineFormat for PlainCsv {
                 // An empty field: no placement for this request.
                 Col::Placement if trim(field).is_empty() => placement = None,
                 Col::Placement => placement = Some(at.placement("placement", field)?),
+                Col::File if trim(field).is_empty() => file = None,
+                Col::File => {
+                    let id = at.uint("file", field)?;
+                    file = Some(u32::try_from(id).map_err(|_| {
+                        at.err("file", format!("{id} is more than 4294967295, the largest file identifier"))
+                    })?);
+                }
             }
         }
         let rec = at.record(time_ns, op, (offset, len), "size", device)?;
-        Ok(Some(Record { placement, ..rec }))
+        Ok(Some(Record { placement, file, ..rec }))
     }
 
     fn finish(&mut self, at: &Ctx) -> Result<(), Error> {
@@ -203,11 +216,14 @@ mod tests {
         let recs = run("size, OP ,offset,time_us,device\n4096,W,0,1.5,3\n512,trim,512,2,4", false).expect("valid");
         assert_eq!(
             recs[0],
-            Record { time_ns: 1500, op: Op::Write, offset: 0, len: 4096, device: Some(3), placement: None }
+            Record { time_ns: 1500, op: Op::Write, offset: 0, len: 4096, device: Some(3), placement: None, file: None }
         );
         assert_eq!((recs[1].op, recs[1].time_ns), (Op::Trim, 2000));
         let recs = run("op,offset,size\nr,0,1", false).expect("valid");
-        assert_eq!(recs[0], Record { time_ns: 0, op: Op::Read, offset: 0, len: 1, device: None, placement: None });
+        assert_eq!(
+            recs[0],
+            Record { time_ns: 0, op: Op::Read, offset: 0, len: 1, device: None, placement: None, file: None }
+        );
     }
 
     #[test]
@@ -237,15 +253,42 @@ mod tests {
         assert_eq!(got, [Some(7), None, Some(u16::MAX), Some(0)]);
         assert_eq!(
             recs[0],
-            Record { time_ns: 0, op: Op::Write, offset: 0, len: 4096, device: None, placement: Some(7) }
+            Record { time_ns: 0, op: Op::Write, offset: 0, len: 4096, device: None, placement: Some(7), file: None }
         );
         let lines: Vec<Vec<u8>> = text.lines().map(|l| l.as_bytes().to_vec()).collect();
         assert!(sniff_csv(&Sample { lines: &lines, ext: "csv" }), "a placement column is still csv");
         let all = run("placement,device,time_ns,size,offset,op\n1,2,3,4,5,w", false).expect("every column");
         assert_eq!(
             all[0],
-            Record { time_ns: 3, op: Op::Write, offset: 5, len: 4, device: Some(2), placement: Some(1) }
+            Record { time_ns: 3, op: Op::Write, offset: 5, len: 4, device: Some(2), placement: Some(1), file: None }
         );
+    }
+
+    #[test]
+    fn file_column_and_zone_commands() {
+        let text =
+            "op,offset,size,file\nW,0,4096,12\nW,4096,4096,\nA,0,8192, 4294967295 \nzf,0,131072,\nReset,0,131072,3\n";
+        let recs = run(text, false).expect("valid");
+        let got: Vec<(Op, Option<u32>)> = recs.iter().map(|r| (r.op, r.file)).collect();
+        assert_eq!(
+            got,
+            [
+                (Op::Write, Some(12)),
+                (Op::Write, None),
+                (Op::ZoneAppend, Some(u32::MAX)),
+                (Op::ZoneFinish, None),
+                (Op::ZoneReset, Some(3))
+            ]
+        );
+        let lines: Vec<Vec<u8>> = text.lines().map(|l| l.as_bytes().to_vec()).collect();
+        assert!(sniff_csv(&Sample { lines: &lines, ext: "csv" }), "a file column is still csv");
+        for (value, want) in [("4294967296", "4294967296 is more than 4294967295"), ("-1", "`-1`"), ("x", "`x`")] {
+            let text = format!("op,offset,size,file\nW,0,4096,1\nW,0,4096,{value}\n");
+            let msg = run(&text, false).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(msg.starts_with("t.csv:3: field `file`: ") && msg.contains(want), "{value}: {msg}");
+        }
+        let msg = run("op,offset,size\nZ,0,4096\n", false).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(msg.contains("t.csv:2: field `op`: `Z` is not R, W, T, A, ZF, ZR"), "{msg}");
     }
 
     #[test]

@@ -22,6 +22,8 @@ pub(crate) struct Record {
     pub device: Option<u64>,
     /// Placement identifier, for formats with a placement column.
     pub placement: Option<u16>,
+    /// File identifier, for formats with a file column.
+    pub file: Option<u32>,
 }
 
 /// A format parser: yields records in file order.
@@ -97,7 +99,14 @@ impl Reader {
             }
             debug_assert!(rec.len > 0 && rec.offset.checked_add(rec.len).is_some(), "parsers validate ranges");
             let time_ns = self.relative_ns(rec.time_ns)?;
-            let req = Request { time_ns, op: rec.op, offset: rec.offset, len: rec.len, placement: rec.placement };
+            let req = Request {
+                time_ns,
+                op: rec.op,
+                offset: rec.offset,
+                len: rec.len,
+                placement: rec.placement,
+                file: rec.file,
+            };
             return Ok(Some(Kept { req, device: rec.device, raw_ns: rec.time_ns }));
         }
         Ok(None)
@@ -157,7 +166,7 @@ mod tests {
     }
 
     fn rec(time_ns: u128, device: u64) -> Record {
-        Record { time_ns, op: Op::Read, offset: 0, len: 512, device: Some(device), placement: None }
+        Record { time_ns, op: Op::Read, offset: 0, len: 512, device: Some(device), placement: None, file: None }
     }
 
     #[test]

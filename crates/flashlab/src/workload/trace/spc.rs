@@ -71,7 +71,15 @@ mod tests {
         let rec = parse("0,303567,3584,w,0.0").expect("valid").expect("record");
         assert_eq!(
             rec,
-            Record { time_ns: 0, op: Op::Write, offset: 303_567 * 512, len: 3584, device: Some(0), placement: None }
+            Record {
+                time_ns: 0,
+                op: Op::Write,
+                offset: 303_567 * 512,
+                len: 3584,
+                device: Some(0),
+                placement: None,
+                file: None
+            }
         );
         let rec = parse("1,55590,3072,R,0.026214,extra").expect("valid").expect("record");
         assert_eq!((rec.op, rec.time_ns, rec.device), (Op::Read, 26_214_000, Some(1)));

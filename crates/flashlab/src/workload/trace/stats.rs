@@ -451,7 +451,7 @@ mod tests {
     #[test]
     fn accumulator_counts_everything() {
         let kept = |raw_ns, op, offset, len, device| Kept {
-            req: Request { time_ns: 0, op, offset, len, placement: None },
+            req: Request { time_ns: 0, op, offset, len, placement: None, file: None },
             device: Some(device),
             raw_ns,
         };
@@ -478,14 +478,14 @@ mod tests {
     #[test]
     fn sequential_writes_follow_up_to_eight_interleaved_streams() {
         let w = |offset, len, device| Kept {
-            req: Request { time_ns: 0, op: Op::Write, offset, len, placement: None },
+            req: Request { time_ns: 0, op: Op::Write, offset, len, placement: None, file: None },
             device: Some(device),
             raw_ns: 0,
         };
         let mut acc = Acc::new(4096);
         acc.add(&w(0, 4096, 0)); // first write: a jump
         acc.add(&Kept {
-            req: Request { time_ns: 0, op: Op::Read, offset: 4096, len: 512, placement: None },
+            req: Request { time_ns: 0, op: Op::Read, offset: 4096, len: 512, placement: None, file: None },
             device: Some(0),
             raw_ns: 0,
         });
@@ -507,7 +507,7 @@ mod tests {
     #[test]
     fn jump_distances_are_bucketed_by_powers_of_two() {
         let w = |offset, len| Kept {
-            req: Request { time_ns: 0, op: Op::Write, offset, len, placement: None },
+            req: Request { time_ns: 0, op: Op::Write, offset, len, placement: None, file: None },
             device: None,
             raw_ns: 0,
         };

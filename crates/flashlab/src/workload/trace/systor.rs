@@ -103,6 +103,7 @@ mod tests {
                 len: 131_072,
                 device: Some(0),
                 placement: None,
+                file: None,
             }
         );
     }

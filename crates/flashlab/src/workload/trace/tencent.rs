@@ -77,6 +77,7 @@ mod tests {
                 len: 65_536,
                 device: Some(1058),
                 placement: None,
+                file: None,
             }
         );
     }

@@ -79,7 +79,15 @@ mod tests {
         let rec = parse("35181 D read 136327168 4096 0.000003021 3.021e-06 False").expect("ok").expect("rec");
         assert_eq!(
             rec,
-            Record { time_ns: 3021, op: Op::Read, offset: 136_327_168, len: 4096, device: None, placement: None }
+            Record {
+                time_ns: 3021,
+                op: Op::Read,
+                offset: 136_327_168,
+                len: 4096,
+                device: None,
+                placement: None,
+                file: None
+            }
         );
         let rec = parse("1386 D discard 136314880 4096 0.439239477 4.43e-06 False").expect("ok").expect("rec");
         assert_eq!(rec.op, Op::Trim);
