@@ -360,11 +360,13 @@ impl Placement {
         self.counts.spilled += 1;
     }
 
-    /// A host page was written on plane (pool) `pool`.
-    #[inline(always)]
+    /// A host page was written on plane (pool) `pool`: counted with more than one reclaim
+    /// group (with one, the group's host pages are the handles').
+    #[inline]
     pub(super) fn wrote_on(&mut self, pool: u32) {
-        let g = if self.groups == 1 { 0 } else { (pool / self.pools_per_group) as usize };
-        self.counts.group_host[g] += 1;
+        if self.groups > 1 {
+            self.counts.group_host[(pool / self.pools_per_group) as usize] += 1;
+        }
     }
 
     /// The handle of `lpn`'s latest host write.
@@ -425,6 +427,9 @@ impl Placement {
     #[inline]
     pub(super) fn prefetch(&self, lpn: usize) {
         crate::hint::prefetch(&self.handle_of, lpn);
+        if !self.group_of.is_empty() {
+            crate::hint::prefetch(&self.group_of, lpn);
+        }
     }
 
     /// A reclaim unit of `stream` was filled.
@@ -481,11 +486,14 @@ impl Placement {
             invalid_ids: c.invalid,
             untagged_writes: c.untagged,
             reclaim_groups: (0..self.groups as usize)
-                .map(|g| GroupReport {
-                    group: g as u16,
-                    host_pages: c.group_host[g],
-                    gc_moves: c.group_moved[g],
-                    waf: waf(c.group_host[g], c.group_moved[g]),
+                .map(|g| {
+                    let host = if self.groups == 1 { c.host_pages.iter().sum() } else { c.group_host[g] };
+                    GroupReport {
+                        group: g as u16,
+                        host_pages: host,
+                        gc_moves: c.group_moved[g],
+                        waf: waf(host, c.group_moved[g]),
+                    }
                 })
                 .collect(),
             spilled_pages: c.spilled,

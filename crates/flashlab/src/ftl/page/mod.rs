@@ -269,6 +269,17 @@ impl<M: MapTable> PageFtl<M> {
     }
 
     fn pool_for_slow(&mut self, lpn: u64, stream: usize) -> u32 {
+        let pool = self.choose_pool(lpn, stream);
+        if self.grouped {
+            if let Some(p) = &mut self.placement {
+                p.wrote_on(pool);
+            }
+        }
+        pool
+    }
+
+    /// [`PageFtl::pool_for`] past its common case.
+    fn choose_pool(&mut self, lpn: u64, stream: usize) -> u32 {
         let pools = self.segs.layout.pools;
         if let Some(p) = self.table.placement(lpn) {
             return p;
@@ -331,9 +342,6 @@ impl<M: MapTable> PageFtl<M> {
     fn write_page(&mut self, lpn: u64, tag: u32, t_ns: u64) -> Result<u64, Error> {
         let stream = self.host_stream(lpn);
         let pool = self.pool_for(lpn, stream);
-        if let Some(p) = &mut self.placement {
-            p.wrote_on(pool);
-        }
         let ppn = self.take_page(stream, pool, t_ns)?;
         let old = self.l2p[lpn as usize];
         if old != UNMAPPED {
