@@ -301,3 +301,34 @@ def test_handles_give_per_handle_results_and_add_up_to_the_device():
     plain = flashlab.run("default", overrides=base)
     assert plain.handles.empty and plain.reclaim_groups.empty
     assert any("placement identifier" in w for w in plain["warnings"])
+
+
+def test_a_zoned_trace_with_zone_commands_and_files(tmp_path):
+    """A csv trace's zone commands (A, ZF, ZR) on a zoned device, and its file column placed by
+    the ``file`` host policy on an FDP device."""
+    device = {"device.blocks_per_plane": 64, "device.pages_per_block": 32, "sim.mode": "accounting"}
+    zns = {"ftl.mapping": "zns", "ftl.striping": "full", "precondition.fill": False}
+    zone = 32 * 4096  # a zone is a block of 32 pages of 4 KiB
+    zoned = tmp_path / "zoned.csv"
+    zoned.write_text(f"op,offset,size\nA,0,8192\nA,0,4096\nZF,0,{zone}\nZR,0,{zone}\nA,{zone},4096\n")
+    r = flashlab.run("default", workload=str(zoned), overrides={**device, **zns})
+    assert r["host.zone_commands"] == 5 and r["host.write_pages"] == 4
+    assert (r["zones.appends"], r["zones.finishes"], r["zones.resets"]) == (4, 1, 1)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("op,offset,size\nA,4096,4096\n")
+    with pytest.raises(flashlab.FlashlabError, match=r"bad.csv:2: field `offset`: zone error: zone append at page 1"):
+        flashlab.run("default", workload=str(bad), overrides={**device, **zns})
+    files = tmp_path / "files.csv"
+    files.write_text("op,offset,size,file\n" + "".join(f"W,{i * 4096},4096,{i % 3}\n" for i in range(300)))
+    placed = flashlab.run(
+        "default",
+        workload=str(files),
+        overrides={
+            **device,
+            "device.over_provisioning": 0.25,
+            "ftl.placement.handles": 3,
+            "host.placement.policy": "file",
+            "host.placement.handles": 3,
+        },
+    )
+    assert list(placed.handles["host_pages"]) == [100, 100, 100]

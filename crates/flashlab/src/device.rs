@@ -10,9 +10,9 @@
 
 use crate::buffer::WriteBuffer;
 use crate::error::Error;
+use crate::ftl::zns::ZoneCommand;
 use crate::ftl::Ftl;
 use crate::units::{Lpn, Nanos};
-use crate::workload::Op;
 
 /// What a power failure cost (see [`Device::crash`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
@@ -95,10 +95,10 @@ impl FlashState {
 }
 
 /// The error for a zone command given to a conventional device.
-pub fn refuse_zone_command(op: Op) -> Error {
+pub fn refuse_zone_command(cmd: ZoneCommand) -> Error {
     Error::Zone(format!(
         "{} on a conventional device: zone commands need a zoned one (ftl.mapping = \"zns\")",
-        op.name()
+        cmd.name()
     ))
 }
 
@@ -199,17 +199,17 @@ impl Device {
         Ok(done)
     }
 
-    /// A zone command on logical pages `first..=last` issued at `t` ([`Op::is_zone`]: zone
-    /// append, finish, reset), refused as [`crate::ftl::zns::command_zones`] says and on a
-    /// conventional device; returns when it completes.
-    pub fn zone_command(&mut self, op: Op, first: u64, last: u64, t: Nanos) -> Result<Nanos, Error> {
+    /// Zone command `cmd` (append, finish, reset) on logical pages `first..=last` issued at
+    /// `t`, refused as [`crate::ftl::zns::command_zones`] says and on a conventional device;
+    /// returns when it completes. A trim goes through [`Device::trim`].
+    pub fn zone_command(&mut self, cmd: ZoneCommand, first: u64, last: u64, t: Nanos) -> Result<Nanos, Error> {
         let Some(zone_pages) = self.zone_pages else {
-            return Err(refuse_zone_command(op));
+            return Err(refuse_zone_command(cmd));
         };
-        let zones = crate::ftl::zns::command_zones(op, first, last, zone_pages)?;
+        let zones = crate::ftl::zns::command_zones(cmd, first, last, zone_pages)?;
         let mut done = t;
-        match op {
-            Op::ZoneAppend => {
+        match cmd {
+            ZoneCommand::Append => {
                 let mut next_tag = self.next_tag;
                 let mut acked = Vec::new();
                 let z = self.ftl.zones().expect("a device with zone pages has zone commands");
@@ -227,20 +227,22 @@ impl Device {
                 }
                 done = r?;
             }
-            Op::ZoneFinish => {
+            ZoneCommand::Finish => {
                 for zone in zones {
                     let z = self.ftl.zones().expect("a device with zone pages has zone commands");
                     done = done.max(z.finish(zone, t)?);
                     self.after_op("zone finish", zone as u64 * zone_pages);
                 }
             }
-            Op::ZoneReset => {
+            ZoneCommand::Reset => {
                 for zone in zones {
                     done = done.max(self.zone_reset(zone, t)?);
                 }
             }
-            Op::Read | Op::Write | Op::Trim => {
-                return Err(Error::Zone(format!("{} is not a zone command", op.name())));
+            ZoneCommand::Trim => {
+                for lpn in first..=last {
+                    done = done.max(self.trim(Lpn(lpn), t)?);
+                }
             }
         }
         Ok(done)

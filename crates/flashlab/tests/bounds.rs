@@ -201,7 +201,7 @@ fn numeric_keys() -> Vec<(String, String, Vec<String>)> {
         } else if t.table == "host.placement" {
             // A host placement policy places writes on the device's FDP handles (a host and a GC
             // stream each, open on every plane: more spare space); `address` and `size` need
-            // their bounds.
+            // their bounds, `file` its handles.
             let mut v = vec![
                 format!("{}={}", t.selector, t.name),
                 "ftl.placement.handles=2".into(),
@@ -209,6 +209,9 @@ fn numeric_keys() -> Vec<(String, String, Vec<String>)> {
             ];
             if ["address", "size"].contains(&t.name) {
                 v.push("host.placement.bounds=[\"1MiB\"]".into());
+            }
+            if t.name == "file" {
+                v.push("host.placement.handles=2".into());
             }
             v
         } else {

@@ -181,10 +181,11 @@ impl PlacementConfig {
             ));
         }
         let h = self.handles as usize;
-        let mut streams: Vec<GcStream> = (0..h).map(|i| GcStream { name: HANDLE_NAMES[i], cold: false }).collect();
+        let names = stream_names();
+        let mut streams: Vec<GcStream> = (0..h).map(|i| GcStream { name: names[i][0], cold: false }).collect();
         let flows = match self.isolation {
             Isolation::Persistent => {
-                streams.extend((0..h).map(|i| GcStream { name: GC_NAMES[i], cold: false }));
+                streams.extend((0..h).map(|i| GcStream { name: names[i][1], cold: false }));
                 (0..h).flat_map(|i| [(i, h + i), (h + i, h + i)]).collect()
             }
             Isolation::Initial => {
@@ -196,34 +197,12 @@ impl PlacementConfig {
     }
 }
 
-/// Stream names of handles 0..128 in reports ("0", "1", …).
-static HANDLE_NAMES: [&str; MAX_HANDLES as usize] = {
-    const DIGITS: [&str; 128] = [
-        "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16", "17", "18", "19",
-        "20", "21", "22", "23", "24", "25", "26", "27", "28", "29", "30", "31", "32", "33", "34", "35", "36", "37",
-        "38", "39", "40", "41", "42", "43", "44", "45", "46", "47", "48", "49", "50", "51", "52", "53", "54", "55",
-        "56", "57", "58", "59", "60", "61", "62", "63", "64", "65", "66", "67", "68", "69", "70", "71", "72", "73",
-        "74", "75", "76", "77", "78", "79", "80", "81", "82", "83", "84", "85", "86", "87", "88", "89", "90", "91",
-        "92", "93", "94", "95", "96", "97", "98", "99", "100", "101", "102", "103", "104", "105", "106", "107", "108",
-        "109", "110", "111", "112", "113", "114", "115", "116", "117", "118", "119", "120", "121", "122", "123", "124",
-        "125", "126", "127",
-    ];
-    DIGITS
-};
-
-/// Stream names of the handles' own GC streams under persistent isolation ("gc0", …).
-static GC_NAMES: [&str; MAX_HANDLES as usize] = [
-    "gc0", "gc1", "gc2", "gc3", "gc4", "gc5", "gc6", "gc7", "gc8", "gc9", "gc10", "gc11", "gc12", "gc13", "gc14",
-    "gc15", "gc16", "gc17", "gc18", "gc19", "gc20", "gc21", "gc22", "gc23", "gc24", "gc25", "gc26", "gc27", "gc28",
-    "gc29", "gc30", "gc31", "gc32", "gc33", "gc34", "gc35", "gc36", "gc37", "gc38", "gc39", "gc40", "gc41", "gc42",
-    "gc43", "gc44", "gc45", "gc46", "gc47", "gc48", "gc49", "gc50", "gc51", "gc52", "gc53", "gc54", "gc55", "gc56",
-    "gc57", "gc58", "gc59", "gc60", "gc61", "gc62", "gc63", "gc64", "gc65", "gc66", "gc67", "gc68", "gc69", "gc70",
-    "gc71", "gc72", "gc73", "gc74", "gc75", "gc76", "gc77", "gc78", "gc79", "gc80", "gc81", "gc82", "gc83", "gc84",
-    "gc85", "gc86", "gc87", "gc88", "gc89", "gc90", "gc91", "gc92", "gc93", "gc94", "gc95", "gc96", "gc97", "gc98",
-    "gc99", "gc100", "gc101", "gc102", "gc103", "gc104", "gc105", "gc106", "gc107", "gc108", "gc109", "gc110", "gc111",
-    "gc112", "gc113", "gc114", "gc115", "gc116", "gc117", "gc118", "gc119", "gc120", "gc121", "gc122", "gc123",
-    "gc124", "gc125", "gc126", "gc127",
-];
+/// Stream names in reports: handle `i`'s host stream "i" and its own GC stream "gc{i}"
+/// (persistent isolation), for every handle there can be; made once, kept for the process.
+fn stream_names() -> &'static [[&'static str; 2]] {
+    static NAMES: std::sync::OnceLock<Vec<[&'static str; 2]>> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| (0..MAX_HANDLES).map(|i| [&*format!("{i}").leak(), &*format!("gc{i}").leak()]).collect())
+}
 
 /// The FTL's placement state: each logical page's handle, and per handle what the host and GC
 /// did.

@@ -30,7 +30,6 @@ use super::{Ftl, FtlCounters, FtlFastPath, FtlReports, FtlSpec, ReadOutcome};
 use crate::error::Error;
 use crate::nand::{Layout, Nand};
 use crate::units::{Lpn, Nanos, Ppn};
-use crate::workload::Op;
 
 /// `[ftl.mapping_params]` of `zns`.
 #[derive(Clone, Debug, Deserialize, schemars::JsonSchema)]
@@ -133,15 +132,40 @@ fn zone_error(msg: String) -> Error {
     Error::Zone(msg)
 }
 
+/// A host command on zones: a trace's zone append, finish or reset, or a trim (which a zoned
+/// device takes as a reset of whole zones).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ZoneCommand {
+    /// Zone append: pages at the write pointer of the zone whose first page is named.
+    Append,
+    /// Zone finish: the zone becomes full.
+    Finish,
+    /// Zone reset: the zone is erased, its write pointer back at its start.
+    Reset,
+    /// A trim, on a zoned device a reset.
+    Trim,
+}
+
+impl ZoneCommand {
+    /// The command's name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            ZoneCommand::Append => "zone append",
+            ZoneCommand::Finish => "zone finish",
+            ZoneCommand::Reset => "zone reset",
+            ZoneCommand::Trim => "trim",
+        }
+    }
+}
+
 /// The zones a host command on logical pages `first..=last` of a zoned device with
 /// `zone_pages` pages per zone names, refused as a zoned drive refuses it: a zone append names
 /// one zone by its first page (NVMe's ZSLBA) and its pages must fit in a zone; a finish, a reset
-/// and a trim (a reset on a zoned device) cover whole zones. Reads and writes name none.
-pub fn command_zones(op: Op, first: u64, last: u64, zone_pages: u64) -> Result<std::ops::Range<u32>, Error> {
+/// and a trim cover whole zones.
+pub fn command_zones(cmd: ZoneCommand, first: u64, last: u64, zone_pages: u64) -> Result<std::ops::Range<u32>, Error> {
     let zone = |p: u64| u32::try_from(p / zone_pages).unwrap_or(u32::MAX);
-    match op {
-        Op::Read | Op::Write => Ok(0..0),
-        Op::ZoneAppend => {
+    match cmd {
+        ZoneCommand::Append => {
             if !first.is_multiple_of(zone_pages) {
                 return Err(zone_error(format!(
                     "zone append at page {first}: an append names the first page of its zone (zones of {zone_pages} pages)"
@@ -155,12 +179,12 @@ pub fn command_zones(op: Op, first: u64, last: u64, zone_pages: u64) -> Result<s
             }
             Ok(zone(first)..zone(first) + 1)
         }
-        Op::Trim | Op::ZoneFinish | Op::ZoneReset => {
+        ZoneCommand::Trim | ZoneCommand::Finish | ZoneCommand::Reset => {
             if !first.is_multiple_of(zone_pages) || !(last + 1).is_multiple_of(zone_pages) {
                 return Err(zone_error(format!(
                     "{} of pages {first}..={last}: a zoned device {} whole zones of {zone_pages} pages",
-                    op.name(),
-                    if op == Op::ZoneFinish { "finishes" } else { "resets" }
+                    cmd.name(),
+                    if cmd == ZoneCommand::Finish { "finishes" } else { "resets" }
                 )));
             }
             Ok(zone(first)..zone(last) + 1)

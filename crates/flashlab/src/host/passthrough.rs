@@ -22,12 +22,12 @@ impl HostLayer for Passthrough {
     #[inline]
     fn submit(&mut self, req: &Request, t: Nanos, dev: &mut Device) -> Result<Nanos, Error> {
         let (first, last) = dev.page_span(req.offset, req.len);
-        if req.op.is_zone() {
-            return dev.zone_command(req.op, first, last, t);
+        if let Some(cmd) = req.op.zone_command() {
+            return dev.zone_command(cmd, first, last, t);
         }
         if req.op == Op::Trim {
             if let Some(zone) = dev.zone_pages() {
-                crate::ftl::zns::command_zones(Op::Trim, first, last, zone)?;
+                crate::ftl::zns::command_zones(crate::ftl::zns::ZoneCommand::Trim, first, last, zone)?;
             }
         }
         let mut done = t;

@@ -1256,10 +1256,9 @@ pub fn check_trace(cfg: &Config, r: &Resolved) -> Result<(), Error> {
         if req.op.is_zone() && zoned.is_none() {
             // What the host layer refuses: the log writes zones itself; a conventional device
             // has none.
-            let e = if through_host(cfg) {
-                crate::host::log::refuse_zone_command(req.op)
-            } else {
-                crate::device::refuse_zone_command(req.op)
+            let e = match req.op.zone_command() {
+                Some(cmd) if !through_host(cfg) => crate::device::refuse_zone_command(cmd),
+                _ => crate::host::log::refuse_zone_command(req.op),
             };
             return Err(located(e, wl.as_ref()));
         }
@@ -1276,10 +1275,17 @@ pub fn check_trace(cfg: &Config, r: &Resolved) -> Result<(), Error> {
 /// `req`'s pages through the zoned device `z` as the pass-through host layer issues them (no
 /// clock, no data): what the run would refuse.
 fn check_zones(z: &mut crate::ftl::zns::Zns, req: &Request, page_size: u64) -> Result<(), Error> {
-    use crate::ftl::zns::ZoneOps;
+    use crate::ftl::zns::{ZoneCommand, ZoneOps};
     use crate::ftl::Ftl;
     let (first, last) = (req.offset / page_size, (req.offset + req.len - 1) / page_size);
-    let zones = crate::ftl::zns::command_zones(req.op, first, last, u64::from(ZoneOps::zone_pages(z)))?;
+    let cmd = match req.op {
+        Op::Trim => Some(ZoneCommand::Trim),
+        op => op.zone_command(),
+    };
+    let zones = match cmd {
+        Some(cmd) => crate::ftl::zns::command_zones(cmd, first, last, u64::from(ZoneOps::zone_pages(z)))?,
+        None => 0..0,
+    };
     match req.op {
         Op::Read => {}
         Op::Write => (first..=last).try_for_each(|lpn| z.write(Lpn(lpn), 0, Nanos::ZERO).map(|_| ()))?,

@@ -38,7 +38,19 @@ impl Op {
     /// A zone management or zone append command, which only a zoned device takes.
     #[inline]
     pub fn is_zone(self) -> bool {
-        matches!(self, Op::ZoneAppend | Op::ZoneFinish | Op::ZoneReset)
+        self.zone_command().is_some()
+    }
+
+    /// The zone command a zone append, finish or reset is; `None` for the others.
+    #[inline]
+    pub fn zone_command(self) -> Option<crate::ftl::zns::ZoneCommand> {
+        use crate::ftl::zns::ZoneCommand;
+        match self {
+            Op::ZoneAppend => Some(ZoneCommand::Append),
+            Op::ZoneFinish => Some(ZoneCommand::Finish),
+            Op::ZoneReset => Some(ZoneCommand::Reset),
+            Op::Read | Op::Write | Op::Trim => None,
+        }
     }
 
     /// The command's name in messages.
