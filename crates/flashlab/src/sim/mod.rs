@@ -998,8 +998,11 @@ impl Measure {
                     t.record(0, req.len, done - issue);
                 }
             }
-            Op::Write => {
-                h.write_requests += 1;
+            // A zone append writes data: its pages, bytes and latency are a write's.
+            Op::Write | Op::ZoneAppend => {
+                let append = u64::from(req.op == Op::ZoneAppend);
+                h.write_requests += 1 - append;
+                h.zone_commands += append;
                 h.write_pages += pages;
                 h.write_bytes += req.len;
                 self.write_lat.record(done - issue);
@@ -1010,15 +1013,6 @@ impl Measure {
             Op::Trim => {
                 h.trim_requests += 1;
                 h.trim_pages += pages;
-            }
-            Op::ZoneAppend => {
-                h.zone_commands += 1;
-                h.write_pages += pages;
-                h.write_bytes += req.len;
-                self.write_lat.record(done - issue);
-                if let Some(t) = &mut self.timed {
-                    t.record(1, req.len, done - issue);
-                }
             }
             Op::ZoneFinish | Op::ZoneReset => h.zone_commands += 1,
         }
