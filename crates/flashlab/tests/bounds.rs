@@ -200,19 +200,15 @@ fn numeric_keys() -> Vec<(String, String, Vec<String>)> {
             vec![format!("{}={}", t.selector, t.name), "ftl.striping=full".into()]
         } else if t.table == "host.placement" {
             // A host placement policy places writes on the device's FDP handles (a host and a GC
-            // stream each, open on every plane: more spare space); `address` and `size` need
-            // their bounds, `file` its handles.
+            // stream each, open on every plane: more spare space), with the policy's required
+            // parameters.
             let mut v = vec![
                 format!("{}={}", t.selector, t.name),
                 "ftl.placement.handles=2".into(),
                 "device.over_provisioning=0.25".into(),
             ];
-            if ["address", "size"].contains(&t.name) {
-                v.push("host.placement.bounds=[\"1MiB\"]".into());
-            }
-            if t.name == "file" {
-                v.push("host.placement.handles=2".into());
-            }
+            let entry = flashlab::host::placement::PLACEMENTS.find(t.name).unwrap();
+            v.extend(entry.caps.required.iter().map(|s| s.to_string()));
             v
         } else {
             vec![format!("{}={}", t.selector, t.name)]

@@ -142,18 +142,13 @@ fn every_policy_accepts_its_documented_parameters_and_refuses_others() {
                 };
                 std::iter::once(select.clone()).chain(sizes.iter().map(|s| s.to_string())).collect()
             }
-            // Host placement needs the device's handles; `address` and `size` need bounds, `file`
-            // its handles.
+            // Host placement needs the device's handles, and the policy its required parameters.
             "host.placement" => {
                 // A host and a GC stream per handle, open on every plane: more spare space.
                 let mut sets =
                     vec![select.clone(), "ftl.placement.handles=2".into(), "device.over_provisioning=0.25".into()];
-                if ["address", "size"].contains(&t.name) {
-                    sets.push("host.placement.bounds=[\"1MiB\"]".into());
-                }
-                if t.name == "file" {
-                    sets.push("host.placement.handles=2".into());
-                }
+                let entry = flashlab::host::placement::PLACEMENTS.find(t.name).unwrap();
+                sets.extend(entry.caps.required.iter().map(|s| s.to_string()));
                 sets
             }
             // Zones are written by the host's log (and the log needs zones).

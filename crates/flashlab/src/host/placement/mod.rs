@@ -94,9 +94,15 @@ pub struct PlacementCaps {
     pub check: fn(&toml::Table) -> Result<(), Error>,
     /// What it allocates for a logical space, added to the run's memory estimate.
     pub memory: fn(&PlacementContext, &mut Estimate),
+    /// Its parameters without a default, each with a working value, as `--set` overrides
+    /// (what the registry-walking tests add to select the policy).
+    pub required: &'static [&'static str],
 }
 
 fn no_memory(_: &PlacementContext, _: &mut Estimate) {}
+
+/// A working `bounds` for the policies that need one.
+const BOUNDS: &str = "host.placement.bounds=[\"1MiB\"]";
 
 /// The registry: one line per policy (its file holds the policy, its parameters and `build`).
 pub const PLACEMENTS: Registry<PlacementBuildFn, PlacementCaps> = Registry {
@@ -110,35 +116,35 @@ pub const PLACEMENTS: Registry<PlacementBuildFn, PlacementCaps> = Registry {
             name: "address",
             about: "by byte offset: handle i for writes starting between bounds[i-1] and bounds[i]",
             params: crate::registry::schema_of::<address::Params>,
-            caps: PlacementCaps { check: address::check, memory: no_memory },
+            caps: PlacementCaps { check: address::check, memory: no_memory, required: &[BOUNDS] },
             build: address::build,
         },
         Entry {
             name: "size",
             about: "by request length: handle i for writes of bounds[i-1] bytes up to below bounds[i]",
             params: crate::registry::schema_of::<size::Params>,
-            caps: PlacementCaps { check: size::check, memory: no_memory },
+            caps: PlacementCaps { check: size::check, memory: no_memory, required: &[BOUNDS] },
             build: size::build,
         },
         Entry {
             name: "file",
             about: "by the file a write belongs to (a trace's file column): file id modulo handles, or pinned per file",
             params: crate::registry::schema_of::<file::Params>,
-            caps: PlacementCaps { check: file::check, memory: no_memory },
+            caps: PlacementCaps { check: file::check, memory: no_memory, required: &["host.placement.handles=2"] },
             build: file::build,
         },
         Entry {
             name: "sepbit",
             about: "SepBIT's user writes (Wang et al. 2022): short-lived (previous version younger than the lifespan threshold) apart from the rest; 4 B per logical page",
             params: crate::registry::schema_of::<sepbit::Params>,
-            caps: PlacementCaps { check: sepbit::check, memory: sepbit::memory },
+            caps: PlacementCaps { check: sepbit::check, memory: sepbit::memory, required: &[] },
             build: sepbit::build,
         },
         Entry {
             name: "trace",
             about: "the request's own identifier (a trace's placement column, a streams generator's): as without [host.placement]",
             params: crate::registry::no_params,
-            caps: PlacementCaps { check: trace::check, memory: no_memory },
+            caps: PlacementCaps { check: trace::check, memory: no_memory, required: &[] },
             build: trace::build,
         },
     ],
