@@ -264,5 +264,9 @@ mode = "accounting"
             .expect_err(ftl)
             .to_string();
         assert!(err.contains("ftl.placement.reclaim_groups") && err.contains(want), "{ftl}: {err}");
+        // The dry run (`flashlab run --dry-run`: the plan, validated, memory admitted) refuses
+        // it too.
+        let dry = Config::from_toml_str(&text, "g.toml", &[]).and_then(sim::Plan::new).err().map(|e| e.to_string());
+        assert_eq!(dry.as_deref(), Some(err.as_str()), "{ftl}: the dry run and the build disagree");
     }
 }

@@ -643,6 +643,10 @@ pub struct MappingCaps {
     /// The placements across planes it runs with (`ftl.striping`). Beyond these lists, one
     /// rule holds for every scheme: [`layout_rule`].
     pub stripings: &'static [Striping],
+    /// Whether it fixes each logical page's plane by its address whatever the striping
+    /// (WADPM's plane = LPN mod planes), so a write cannot choose its plane (FDP reclaim
+    /// groups are refused).
+    pub fixes_plane: bool,
     /// What it allocates for a spec (its tables, the NAND below), added to the run's memory
     /// estimate ([`crate::memory`]) before anything is built; an error where it cannot be built
     /// at that size at all.
@@ -679,7 +683,7 @@ pub const MAPPINGS: Registry<MappingBuildFn, MappingCaps> = Registry {
             name: "page",
             about: "page-level mapping, whole table in RAM; GC by a victim policy",
             params: crate::registry::no_params,
-            caps: MappingCaps { gc_policy: true, units: ANY_UNIT, stripings: ANY_STRIPING, memory: page::memory_page },
+            caps: MappingCaps { gc_policy: true, units: ANY_UNIT, stripings: ANY_STRIPING, fixes_plane: false, memory: page::memory_page },
             build: page::build,
         },
         Entry {
@@ -690,6 +694,7 @@ pub const MAPPINGS: Registry<MappingBuildFn, MappingCaps> = Registry {
                 gc_policy: false,
                 units: BLOCK_UNIT,
                 stripings: BY_ADDRESS,
+                fixes_plane: false,
                 memory: hybrid::memory::<block::Block>,
             },
             build: hybrid::build::<block::Block>,
@@ -702,6 +707,7 @@ pub const MAPPINGS: Registry<MappingBuildFn, MappingCaps> = Registry {
                 gc_policy: false,
                 units: BLOCK_UNIT,
                 stripings: BY_ADDRESS,
+                fixes_plane: false,
                 memory: hybrid::memory::<bast::Bast>,
             },
             build: hybrid::build::<bast::Bast>,
@@ -714,6 +720,7 @@ pub const MAPPINGS: Registry<MappingBuildFn, MappingCaps> = Registry {
                 gc_policy: false,
                 units: BLOCK_UNIT,
                 stripings: BY_ADDRESS,
+                fixes_plane: false,
                 memory: hybrid::memory::<fast::Fast>,
             },
             build: hybrid::build::<fast::Fast>,
@@ -722,7 +729,7 @@ pub const MAPPINGS: Registry<MappingBuildFn, MappingCaps> = Registry {
             name: "dftl",
             about: "demand-based page mapping: cached mapping table, translation pages in flash (Gupta et al. 2009)",
             params: dftl::params,
-            caps: MappingCaps { gc_policy: true, units: ANY_UNIT, stripings: ANY_STRIPING, memory: dftl::memory },
+            caps: MappingCaps { gc_policy: true, units: ANY_UNIT, stripings: ANY_STRIPING, fixes_plane: false, memory: dftl::memory },
             build: dftl::build,
         },
         Entry {
@@ -730,14 +737,14 @@ pub const MAPPINGS: Registry<MappingBuildFn, MappingCaps> = Registry {
             about:
                 "plane-level page mapping, table in flash, LRU cache of entries (Workload-Aware Dynamic Page Mapping)",
             params: crate::registry::schema_of::<mapcache::CacheParams>,
-            caps: MappingCaps { gc_policy: true, units: BLOCK_UNIT, stripings: FULL_ONLY, memory: wadpm::memory },
+            caps: MappingCaps { gc_policy: true, units: BLOCK_UNIT, stripings: FULL_ONLY, fixes_plane: true, memory: wadpm::memory },
             build: wadpm::build,
         },
         Entry {
             name: "zns",
             about: "zoned namespace (ZNS): zone = GC segment, written at its write pointer, reset by the host; no device GC",
             params: crate::registry::schema_of::<zns::ZnsParams>,
-            caps: MappingCaps { gc_policy: false, units: ANY_UNIT, stripings: FULL_ONLY, memory: zns::memory },
+            caps: MappingCaps { gc_policy: false, units: ANY_UNIT, stripings: FULL_ONLY, fixes_plane: false, memory: zns::memory },
             build: zns::build,
         },
     ],

@@ -133,7 +133,11 @@ fn policy_and_schedule(spec: &FtlSpec) -> Result<(&'static gc::GcEntry, gc::GcSh
     let mut shape = (entry.caps.shape)(layout, &cfg.gc_params)?;
     if let Some(p) = &cfg.placement {
         shape = p.shape(&shape, entry.name)?;
-        p.check_groups(layout.pools, (cfg.striping == Striping::None).then_some("ftl.striping = \"none\""))?;
+        let fixed = match cfg.striping {
+            Striping::None => Some("ftl.striping = \"none\""),
+            _ => super::mapping(&cfg.mapping).filter(|m| m.caps.fixes_plane).map(|_| "the mapping"),
+        };
+        p.check_groups(layout.pools, fixed)?;
     }
     let ctx = ScheduleContext {
         segments_per_pool: layout.segments_per_pool(),
@@ -165,9 +169,6 @@ impl<M: MapTable> PageFtl<M> {
             seed: gc::policy_seed(spec.seed, entry.name),
         })?;
         let streams = shape.streams.len();
-        if let Some(p) = &cfg.placement {
-            p.check_groups(layout.pools, table.placement(0).map(|_| "the mapping"))?;
-        }
         let pools = layout.pools as u64;
         Ok(PageFtl {
             l2p: crate::hint::table(spec.logical_pages as usize, UNMAPPED),
