@@ -29,6 +29,7 @@ use serde::Deserialize;
 use super::{HostConfig, HostContext, HostLayer};
 use crate::device::Device;
 use crate::error::Error;
+use crate::ftl::zns::ZoneCommand;
 use crate::ftl::{self, Ftl, FtlConfig, FtlSpec, Striping};
 use crate::nand::FlashOp;
 use crate::units::{Lpn, Nanos};
@@ -157,17 +158,17 @@ impl Log {
 }
 
 /// The error for a trace's zone command given to the log layer.
-pub fn refuse_zone_command(op: Op) -> Error {
+pub fn refuse_zone_command(cmd: ZoneCommand) -> Error {
     Error::Zone(format!(
         "{}: host.layer = \"log\" writes the zones itself; a trace's zone commands go to the device through host.layer = \"passthrough\"",
-        op.name()
+        cmd.name()
     ))
 }
 
 impl HostLayer for Log {
     fn submit(&mut self, req: &Request, t: Nanos, dev: &mut Device) -> Result<Nanos, Error> {
-        if req.op.is_zone() {
-            return Err(refuse_zone_command(req.op));
+        if let Some(cmd) = req.op.zone_command() {
+            return Err(refuse_zone_command(cmd));
         }
         let (first, last) = dev.page_span(req.offset, req.len);
         let mut done = t;

@@ -22,13 +22,14 @@ impl HostLayer for Passthrough {
     #[inline]
     fn submit(&mut self, req: &Request, t: Nanos, dev: &mut Device) -> Result<Nanos, Error> {
         let (first, last) = dev.page_span(req.offset, req.len);
-        if let Some(cmd) = req.op.zone_command() {
+        // Zone commands, and on a zoned device a trim (a reset of whole zones), go by the zone
+        // rules.
+        let cmd = match req.op {
+            Op::Trim if dev.zone_pages().is_some() => Some(crate::ftl::zns::ZoneCommand::Trim),
+            op => op.zone_command(),
+        };
+        if let Some(cmd) = cmd {
             return dev.zone_command(cmd, first, last, t);
-        }
-        if req.op == Op::Trim {
-            if let Some(zone) = dev.zone_pages() {
-                crate::ftl::zns::command_zones(crate::ftl::zns::ZoneCommand::Trim, first, last, zone)?;
-            }
         }
         let mut done = t;
         for lpn in (first..=last).map(Lpn) {

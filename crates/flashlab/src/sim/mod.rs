@@ -1247,12 +1247,12 @@ pub fn check_trace(cfg: &Config, r: &Resolved) -> Result<(), Error> {
     }
     for _ in 0..PRECHECK_REQUESTS.min(cfg.sim.crash_at.unwrap_or(u64::MAX)) {
         let Some(mut req) = wl.next_request()? else { break };
-        if req.op.is_zone() && zoned.is_none() {
+        if let Some(cmd) = req.op.zone_command().filter(|_| zoned.is_none()) {
             // What the host layer refuses: the log writes zones itself; a conventional device
             // has none.
-            let e = match req.op.zone_command() {
-                Some(cmd) if !through_host(cfg) => crate::device::refuse_zone_command(cmd),
-                _ => crate::host::log::refuse_zone_command(req.op),
+            let e = match through_host(cfg) {
+                true => crate::host::log::refuse_zone_command(cmd),
+                false => crate::device::refuse_zone_command(cmd),
             };
             return Err(located(e, wl.as_ref()));
         }

@@ -35,13 +35,8 @@ pub enum Op {
 }
 
 impl Op {
-    /// A zone management or zone append command, which only a zoned device takes.
-    #[inline]
-    pub fn is_zone(self) -> bool {
-        self.zone_command().is_some()
-    }
-
-    /// The zone command a zone append, finish or reset is; `None` for the others.
+    /// The zone command a zone append, finish or reset is (which only a zoned device takes);
+    /// `None` for the others.
     #[inline]
     pub fn zone_command(self) -> Option<crate::ftl::zns::ZoneCommand> {
         use crate::ftl::zns::ZoneCommand;
@@ -50,18 +45,6 @@ impl Op {
             Op::ZoneFinish => Some(ZoneCommand::Finish),
             Op::ZoneReset => Some(ZoneCommand::Reset),
             Op::Read | Op::Write | Op::Trim => None,
-        }
-    }
-
-    /// The command's name in messages.
-    pub fn name(self) -> &'static str {
-        match self {
-            Op::Read => "read",
-            Op::Write => "write",
-            Op::Trim => "trim",
-            Op::ZoneAppend => "zone append",
-            Op::ZoneFinish => "zone finish",
-            Op::ZoneReset => "zone reset",
         }
     }
 }
